@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/medishare/medishare/internal/testutil/pgtest"
+)
+
+// TestMain lets a test start this very binary as the real program, so process
+// behaviour (signals, exit codes) is tested without building it again.
+func TestMain(m *testing.M) {
+	if os.Getenv("MEDISHARE_TEST_RUN_MAIN") == "1" {
+		wrapHandler = withSlowRoute
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// withSlowRoute adds /test/slow, which takes two seconds to answer.
+func withSlowRoute(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/test/slow" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		time.Sleep(2 * time.Second)
+		fmt.Fprint(w, "finished")
+	})
+}
+
+// devEnv is a working development environment on a fresh database.
+func devEnv(t *testing.T, databaseURL string) map[string]string {
+	return map[string]string{
+		"MEDISHARE_ENV":        "development",
+		"MEDISHARE_ADDR":       fmt.Sprintf("127.0.0.1:%d", pgtest.FreePort(t)),
+		"MEDISHARE_DATA_DIR":   t.TempDir(),
+		"DATABASE_URL":         databaseURL,
+		"MEDISHARE_LOG_FORMAT": "text",
+	}
+}
+
+func startProgram(t *testing.T, env map[string]string, stderr io.Writer) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "serve")
+	cmd.Env = []string{"MEDISHARE_TEST_RUN_MAIN=1", "PATH=" + os.Getenv("PATH")}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd
+}
+
+func waitStatus(t *testing.T, url string, want int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	last := 0
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url)
+		if err == nil {
+			last = resp.StatusCode
+			resp.Body.Close()
+			if last == want {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s: status %d, waited for %d", url, last, want)
+}
+
+func TestProductionRefusesToStartWithoutKeys(t *testing.T) {
+	var stderr bytes.Buffer
+	cmd := startProgram(t, map[string]string{
+		"MEDISHARE_ENV":        "production",
+		"DATABASE_URL":         "postgres://medishare@127.0.0.1:1/medishare",
+		"MEDISHARE_PUBLIC_URL": "https://medishare.example.org",
+		"SMTP_HOST":            "smtp.example.org",
+		"MEDISHARE_DATA_DIR":   t.TempDir(),
+	}, &stderr)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+		t.Fatalf("exit: %v, want a non-zero exit", err)
+	}
+	for _, name := range []string{"MEDISHARE_MASTER_KEY", "MEDISHARE_JWT_SECRET"} {
+		if !strings.Contains(stderr.String(), name) {
+			t.Errorf("message does not name %s:\n%s", name, stderr.String())
+		}
+	}
+}
+
+func TestUnknownCommand(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"frobnicate"}, os.Getenv, &out, &out); !errors.Is(err, errUsage) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestMigrateCommand(t *testing.T) {
+	url := pgtest.NewEmptyDatabase(t)
+	env := devEnv(t, url)
+	getenv := func(k string) string { return env[k] }
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"migrate", "status"}, "pending"},
+		{[]string{"migrate", "up"}, "applied"},
+		{[]string{"migrate", "down"}, "pending"},
+	} {
+		var out bytes.Buffer
+		if err := run(context.Background(), tc.args, getenv, &out, &out); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%v: output lacks %q:\n%s", tc.args, tc.want, out.String())
+		}
+	}
+}
+
+// TestReadinessFollowsTheDatabase stops the database under a running server:
+// /readyz turns 503 while /healthz stays 200, and readiness comes back by
+// itself when the database does (S27).
+func TestReadinessFollowsTheDatabase(t *testing.T) {
+	cluster := pgtest.StartCluster(t)
+	env := devEnv(t, cluster.URL)
+	base := "http://" + env["MEDISHARE_ADDR"]
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
+	}()
+
+	waitStatus(t, base+"/readyz", http.StatusOK)
+	cluster.Stop(t)
+	waitStatus(t, base+"/readyz", http.StatusServiceUnavailable)
+	waitStatus(t, base+"/healthz", http.StatusOK)
+	cluster.Start(t)
+	waitStatus(t, base+"/readyz", http.StatusOK)
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
+
+// TestSIGTERMLetsASlowRequestFinish sends SIGTERM while a slow request is in
+// flight: the request is answered, readiness fails meanwhile, and the process
+// exits 0 (S26).
+func TestSIGTERMLetsASlowRequestFinish(t *testing.T) {
+	env := devEnv(t, pgtest.NewDatabase(t))
+	env["MEDISHARE_DRAIN_DELAY"] = "500ms"
+	base := "http://" + env["MEDISHARE_ADDR"]
+	var stderr bytes.Buffer
+	cmd := startProgram(t, env, &stderr)
+	waitStatus(t, base+"/readyz", http.StatusOK)
+
+	type result struct {
+		status int
+		body   string
+		err    error
+	}
+	slow := make(chan result, 1)
+	go func() {
+		resp, err := http.Get(base + "/test/slow")
+		if err != nil {
+			slow <- result{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		slow <- result{resp.StatusCode, string(b), err}
+	}()
+	time.Sleep(300 * time.Millisecond) // the slow request has reached its handler
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if resp, err := http.Get(base + "/readyz"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable {
+			t.Errorf("readyz while draining = %d, want 503", resp.StatusCode)
+		}
+	}
+
+	r := <-slow
+	if r.err != nil || r.status != http.StatusOK || r.body != "finished" {
+		t.Fatalf("in-flight request: %d %q %v\n%s", r.status, r.body, r.err, stderr.String())
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("process exit: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("process did not exit after SIGTERM")
+	}
+	if !strings.Contains(stderr.String(), "stopped") {
+		t.Errorf("log lacks the clean stop:\n%s", stderr.String())
+	}
+}

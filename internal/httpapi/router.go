@@ -1,0 +1,52 @@
+// Package httpapi is the HTTP face of MediShare: the chi router, middleware,
+// one file per resource, the JSON helpers, the error-kind-to-status table and
+// the serving of the embedded app.
+package httpapi
+
+import (
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/netip"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/medishare/medishare/internal/domain"
+)
+
+// Deps is what the router needs from the rest of the program.
+type Deps struct {
+	Logger         *slog.Logger
+	TrustedProxies []netip.Prefix
+	HSTS           bool // the public address is https
+	Readiness      *Readiness
+	WebApp         fs.FS // the built SPA (web/dist)
+}
+
+// NewRouter builds the whole HTTP handler.
+func NewRouter(d Deps) http.Handler {
+	r := chi.NewRouter()
+	r.Use(withRequestID)
+	r.Use(withClientIP(d.TrustedProxies))
+	r.Use(withAccessLog(d.Logger))
+	r.Use(withRecover(d.Logger))
+	r.Use(withSecurityHeaders(d.HSTS))
+	r.Use(withAPINoStore)
+
+	r.Get("/healthz", d.Readiness.healthz)
+	r.Get("/readyz", d.Readiness.readyz)
+
+	r.Route("/api", func(r chi.Router) {
+		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+			writeError(w, r, domain.Errorf(domain.ENOTFOUND, "Not found."))
+		})
+		r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusMethodNotAllowed, errorBody{Message: "Method not allowed."})
+		})
+	})
+
+	spa := spaHandler(d.WebApp)
+	r.NotFound(spa.ServeHTTP)
+	r.MethodNotAllowed(spa.ServeHTTP)
+	return r
+}

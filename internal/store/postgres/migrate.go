@@ -1,0 +1,101 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/medishare/medishare/migrations"
+)
+
+// Migrator applies the embedded migrations. A Postgres advisory lock makes
+// concurrent start-ups of several instances take turns.
+type Migrator struct {
+	db       *sql.DB
+	provider *goose.Provider
+}
+
+// NewMigrator opens its own connection (without the statement timeout, since a
+// migration may legitimately take long) for the database at url.
+func NewMigrator(url string, logger *slog.Logger) (*Migrator, error) {
+	connCfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if connCfg.ConnectTimeout == 0 {
+		connCfg.ConnectTimeout = 5 * time.Second
+	}
+	db := stdlib.OpenDB(*connCfg)
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS,
+		goose.WithSessionLocker(locker),
+		goose.WithDisableGlobalRegistry(true),
+		goose.WithSlog(logger),
+	)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("load migrations: %w", err)
+	}
+	return &Migrator{db: db, provider: p}, nil
+}
+
+// Up applies every pending migration.
+func (m *Migrator) Up(ctx context.Context) error {
+	_, err := m.provider.Up(ctx)
+	return err
+}
+
+// Down rolls back the most recent migration.
+func (m *Migrator) Down(ctx context.Context) error {
+	_, err := m.provider.Down(ctx)
+	return err
+}
+
+// DownTo rolls back every migration above version (0 empties the schema).
+func (m *Migrator) DownTo(ctx context.Context, version int64) error {
+	_, err := m.provider.DownTo(ctx, version)
+	return err
+}
+
+// MigrationStatus is one migration and whether it is applied.
+type MigrationStatus struct {
+	Version int64
+	Name    string
+	Applied bool
+}
+
+// Status lists every known migration.
+func (m *Migrator) Status(ctx context.Context) ([]MigrationStatus, error) {
+	list, err := m.provider.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]MigrationStatus, len(list))
+	for i, s := range list {
+		out[i] = MigrationStatus{Version: s.Source.Version, Name: s.Source.Path, Applied: s.State == goose.StateApplied}
+	}
+	return out, nil
+}
+
+// Version is the highest applied migration.
+func (m *Migrator) Version(ctx context.Context) (int64, error) {
+	return m.provider.GetDBVersion(ctx)
+}
+
+// Close releases the migrator's connection.
+func (m *Migrator) Close() error { return m.db.Close() }

@@ -1,0 +1,53 @@
+import { defineConfig, devices } from '@playwright/test';
+
+// E2E_BASE_URL points the suite at a server that is already running (for
+// example `vite preview`); without it Playwright starts the real Go binary
+// with the embedded app through ../scripts/e2e-server.sh.
+const externalBaseURL = process.env.E2E_BASE_URL;
+
+export default defineConfig({
+  testDir: 'e2e',
+  fullyParallel: false,
+  forbidOnly: Boolean(process.env.CI),
+  retries: process.env.CI ? 1 : 0,
+  workers: 2,
+  reporter: 'list',
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  use: {
+    baseURL: externalBaseURL || 'http://127.0.0.1:18080',
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+  },
+  projects: [
+    {
+      name: 'chromium',
+      use: {
+        ...devices['Desktop Chrome'],
+        headless: true,
+        launchOptions: {
+          // Debian's Chromium: this machine never downloads a browser build.
+          executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+          args: [
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-quic',
+            '--no-first-run',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+          ],
+        },
+      },
+    },
+  ],
+  webServer: externalBaseURL
+    ? undefined
+    : {
+        command: 'bash ../scripts/e2e-server.sh',
+        url: 'http://127.0.0.1:18080/readyz',
+        timeout: 180_000,
+        reuseExistingServer: false,
+        stdout: 'pipe',
+      },
+});

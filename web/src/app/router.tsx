@@ -1,0 +1,61 @@
+import { createBrowserRouter, type RouteObject } from 'react-router';
+import { NotFound } from '@/components/NotFound';
+import { AiAnalysisPage } from '@/features/analysis/pages/AiAnalysisPage';
+import { AuditLogsPage } from '@/features/audit/pages/AuditLogsPage';
+import { ForgotPasswordPage } from '@/features/auth/pages/ForgotPasswordPage';
+import { LoginPage } from '@/features/auth/pages/LoginPage';
+import { RegisterPage } from '@/features/auth/pages/RegisterPage';
+import { ResetPasswordPage } from '@/features/auth/pages/ResetPasswordPage';
+import { VerifyAccountPage } from '@/features/auth/pages/VerifyAccountPage';
+import { AdminDashboardPage } from '@/features/dashboard/pages/AdminDashboardPage';
+import { DashboardPage } from '@/features/dashboard/pages/DashboardPage';
+import { ShareImagePage } from '@/features/images/pages/ShareImagePage';
+import { UploadImagePage } from '@/features/images/pages/UploadImagePage';
+import { ViewImagesPage } from '@/features/images/pages/ViewImagesPage';
+import { LandingPage } from '@/features/landing/pages/LandingPage';
+import { MessagesPage } from '@/features/messages/pages/MessagesPage';
+import { ProfilePage } from '@/features/profile/pages/ProfilePage';
+import { UserProfilePage } from '@/features/profile/pages/UserProfilePage';
+import { RolesPermissionsPage } from '@/features/roles/pages/RolesPermissionsPage';
+import { SettingsPage } from '@/features/settings/pages/SettingsPage';
+import { RootLayout } from './RootLayout';
+import { SessionGuard } from './SessionGuard';
+
+/** Every route of product.md §2. */
+export const routes: RouteObject[] = [
+  {
+    element: <RootLayout />,
+    children: [
+      { path: '/', element: <LandingPage /> },
+      { path: '/login', element: <LoginPage /> },
+      { path: '/register', element: <RegisterPage /> },
+      { path: '/verify-account', element: <VerifyAccountPage /> },
+      { path: '/forgot-password', element: <ForgotPasswordPage /> },
+      { path: '/reset-password', element: <ResetPasswordPage /> },
+      { path: '/share-image', element: <ShareImagePage /> },
+      {
+        element: <SessionGuard />,
+        children: [
+          { path: '/dashboard', element: <DashboardPage /> },
+          { path: '/admin-dashboard', element: <AdminDashboardPage /> },
+          { path: '/profile', element: <ProfilePage /> },
+          { path: '/user-profile/:id?', element: <UserProfilePage /> },
+          { path: '/upload', element: <UploadImagePage /> },
+          { path: '/view-images', element: <ViewImagesPage /> },
+          { path: '/messages', element: <MessagesPage /> },
+          { path: '/audit-logs', element: <AuditLogsPage /> },
+          { path: '/appsettings', element: <SettingsPage /> },
+          { path: '/roles-permissions', element: <RolesPermissionsPage /> },
+          { path: '/ai-analysis/:id?', element: <AiAnalysisPage /> },
+        ],
+      },
+      { path: '*', element: <NotFound /> },
+    ],
+  },
+];
+
+export function createAppRouter() {
+  return createBrowserRouter(routes);
+}
+
+export type AppRouter = ReturnType<typeof createAppRouter>;

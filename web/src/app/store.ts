@@ -1,0 +1,52 @@
+import { combineReducers, configureStore } from '@reduxjs/toolkit';
+import {
+  FLUSH,
+  PAUSE,
+  PERSIST,
+  persistReducer,
+  persistStore,
+  PURGE,
+  REGISTER,
+  REHYDRATE,
+} from 'redux-persist';
+// The ES build: the CommonJS one loses its default export in the production bundle.
+import storage from 'redux-persist/es/storage';
+import { sessionReducer, type SessionState } from '@/features/auth/session-slice';
+
+/**
+ * product.md §3 and §9: only the user record is persisted, in localStorage
+ * under the key 'root' (stored as `persist:root`). The access token stays in
+ * memory and is renewed through /api/auth/refresh after a reload.
+ */
+export const sessionPersistConfig = {
+  key: 'root',
+  storage,
+  whitelist: ['user'] satisfies (keyof SessionState)[],
+};
+
+const rootReducer = combineReducers({
+  session: persistReducer(sessionPersistConfig, sessionReducer),
+});
+
+export type RootState = ReturnType<typeof rootReducer>;
+
+/** Builds the store and starts persistence; main.tsx makes the one the app uses. */
+export function makeStore(preloadedState?: Partial<RootState>) {
+  const store = configureStore({
+    reducer: rootReducer,
+    preloadedState,
+    middleware: (getDefaultMiddleware) =>
+      getDefaultMiddleware({
+        serializableCheck: {
+          // redux-persist's own actions carry functions.
+          ignoredActions: [FLUSH, REHYDRATE, PAUSE, PERSIST, PURGE, REGISTER],
+        },
+      }),
+  });
+  const persistor = persistStore(store);
+  return { store, persistor };
+}
+
+export type AppStore = ReturnType<typeof makeStore>['store'];
+export type AppDispatch = AppStore['dispatch'];
+export type AppPersistor = ReturnType<typeof makeStore>['persistor'];

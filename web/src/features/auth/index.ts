@@ -1,0 +1,10 @@
+// Public face of the auth feature for the rest of the app.
+export {
+  clearUser,
+  selectIsSignedIn,
+  selectToken,
+  selectUser,
+  setUser,
+  updateUser,
+  type SessionState,
+} from './session-slice';

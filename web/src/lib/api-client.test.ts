@@ -1,0 +1,170 @@
+import { isAxiosError } from 'axios';
+import MockAdapter from 'axios-mock-adapter';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { api, getErrorMessage, getErrorMessages, setupApiClient } from './api-client';
+
+let mock: MockAdapter;
+let teardown: (() => void) | undefined;
+
+beforeEach(() => {
+  mock = new MockAdapter(api);
+});
+
+afterEach(() => {
+  teardown?.();
+  teardown = undefined;
+  mock.restore();
+});
+
+/** The error axios rejects with for the given reply. */
+async function failWith(status: number, body?: unknown): Promise<unknown> {
+  mock.onGet('/fails').reply(status, body);
+  return api.get('/fails').then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe('api client', () => {
+  it('calls under /api with credentials', () => {
+    expect(api.defaults.baseURL).toBe('/api');
+    expect(api.defaults.withCredentials).toBe(true);
+  });
+
+  it('adds the bearer header when a token is held', async () => {
+    teardown = setupApiClient({ getToken: () => 'tok-123', onUnauthorized: vi.fn() });
+    mock.onGet('/users/profile').reply(200, { data: {} });
+
+    await api.get('/users/profile');
+
+    expect(mock.history.get[0].headers?.Authorization).toBe('Bearer tok-123');
+  });
+
+  it('sends no Authorization header when no token is held', async () => {
+    teardown = setupApiClient({ getToken: () => null, onUnauthorized: vi.fn() });
+    mock.onGet('/users/profile').reply(200, { data: {} });
+
+    await api.get('/users/profile');
+
+    expect(mock.history.get[0].headers?.Authorization).toBeUndefined();
+  });
+
+  it('reads the token at request time', async () => {
+    let token: string | null = null;
+    teardown = setupApiClient({ getToken: () => token, onUnauthorized: vi.fn() });
+    mock.onGet('/ping').reply(200);
+
+    await api.get('/ping');
+    token = 'later';
+    await api.get('/ping');
+
+    expect(mock.history.get[0].headers?.Authorization).toBeUndefined();
+    expect(mock.history.get[1].headers?.Authorization).toBe('Bearer later');
+  });
+
+  it('reports a 401 and still rejects the call', async () => {
+    const onUnauthorized = vi.fn();
+    teardown = setupApiClient({ getToken: () => 'expired', onUnauthorized });
+
+    const error = await failWith(401, { message: 'Invalid or expired token', error: 'Invalid or expired token' });
+
+    expect(onUnauthorized).toHaveBeenCalledTimes(1);
+    expect(isAxiosError(error)).toBe(true);
+  });
+
+  it('does not treat other failures as a lost session', async () => {
+    const onUnauthorized = vi.fn();
+    teardown = setupApiClient({ getToken: () => 'tok', onUnauthorized });
+
+    await failWith(403, { message: 'Forbidden.' });
+    await failWith(500, { message: 'Internal server error.' });
+
+    expect(onUnauthorized).not.toHaveBeenCalled();
+  });
+
+  it('leaves a 401 from the login call to the login screen', async () => {
+    const onUnauthorized = vi.fn();
+    teardown = setupApiClient({ getToken: () => null, onUnauthorized });
+    mock.onPost('/auth/login').reply(401, { message: 'Invalid email or password.' });
+
+    await expect(api.post('/auth/login', {})).rejects.toMatchObject({ response: { status: 401 } });
+    expect(onUnauthorized).not.toHaveBeenCalled();
+  });
+
+  it('stops intercepting after teardown', async () => {
+    const onUnauthorized = vi.fn();
+    setupApiClient({ getToken: () => 'tok', onUnauthorized })();
+    mock.onGet('/ping').reply(401);
+
+    await expect(api.get('/ping')).rejects.toMatchObject({ response: { status: 401 } });
+    expect(mock.history.get[0].headers?.Authorization).toBeUndefined();
+    expect(onUnauthorized).not.toHaveBeenCalled();
+  });
+});
+
+describe('getErrorMessage', () => {
+  it('prefers the message of the body', async () => {
+    const error = await failWith(400, { message: 'Please enter a valid email.', error: 'bad_request' });
+    expect(getErrorMessage(error, 'fallback')).toBe('Please enter a valid email.');
+  });
+
+  it('uses error when there is no message', async () => {
+    const error = await failWith(401, { error: 'Invalid or expired token' });
+    expect(getErrorMessage(error, 'fallback')).toBe('Invalid or expired token');
+  });
+
+  it('reads a nested error message', async () => {
+    const error = await failWith(400, { error: { message: 'Code expired.' } });
+    expect(getErrorMessage(error, 'fallback')).toBe('Code expired.');
+  });
+
+  it('falls back to the field errors', async () => {
+    const error = await failWith(422, {
+      errors: [
+        { field: 'email', message: 'is required' },
+        { field: 'username', message: 'is taken' },
+      ],
+    });
+    expect(getErrorMessage(error, 'fallback')).toBe('email: is required\nusername: is taken');
+  });
+
+  it('uses the fallback without a usable body', async () => {
+    expect(getErrorMessage(await failWith(500), 'Login failed. Please try again.')).toBe(
+      'Login failed. Please try again.',
+    );
+    expect(getErrorMessage(await failWith(502, '<html>Bad gateway</html>'), 'fb')).toBe('fb');
+    expect(getErrorMessage(await failWith(400, { message: '   ' }), 'fb')).toBe('fb');
+    expect(getErrorMessage(new Error('boom'), 'fb')).toBe('fb');
+    expect(getErrorMessage(undefined)).toBe('Something went wrong. Please try again.');
+  });
+
+  it('uses the fallback for a network error', async () => {
+    mock.onGet('/offline').networkError();
+    const error = await api.get('/offline').catch((e: unknown) => e);
+    expect(getErrorMessage(error, 'An error occurred. Please try again.')).toBe(
+      'An error occurred. Please try again.',
+    );
+  });
+});
+
+describe('getErrorMessages', () => {
+  it('gives one text per field error', async () => {
+    const error = await failWith(422, {
+      message: 'Validation failed.',
+      errors: [
+        { field: 'email', message: 'is required' },
+        { field: 'phone', message: 'is too long' },
+      ],
+    });
+    expect(getErrorMessages(error)).toEqual(['email: is required', 'phone: is too long']);
+  });
+
+  it('gives the single message otherwise', async () => {
+    expect(getErrorMessages(await failWith(409, { message: 'Username already taken.' }))).toEqual([
+      'Username already taken.',
+    ]);
+    expect(getErrorMessages(await failWith(500))).toEqual(['An error occurred. Please try again.']);
+  });
+});

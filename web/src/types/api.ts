@@ -1,0 +1,49 @@
+/** Role names of api.md; user objects carry the role as a plain string. */
+export type RoleName = 'patient' | 'healthProvider' | 'admin';
+
+/** The user object of api.md ("Users"). Optional profile fields may be null or absent. */
+export interface User {
+  id: string;
+  firstname: string;
+  lastname: string;
+  email: string;
+  username: string;
+  role: RoleName | (string & {});
+  active: boolean;
+  verified: boolean;
+  phone?: string | null;
+  dob?: string | null;
+  gender?: string | null;
+  address?: string | null;
+  city?: string | null;
+  state?: string | null;
+  country?: string | null;
+  zipcode?: string | null;
+  bio?: string | null;
+  taxid?: string | null;
+  licensenumber?: string | null;
+  insurancenumber?: string | null;
+  bloodgroup?: string | null;
+  primphysician?: string | null;
+  specialization?: string | null;
+  createdAt?: string;
+}
+
+/** A field error of the error body. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** The error body every /api error uses (api.md "Conventions"). */
+export interface ApiErrorBody {
+  message?: string;
+  error?: string;
+  errors?: FieldError[];
+}
+
+/** The success envelope: `{message, data}`. */
+export interface ApiResponse<T> {
+  message?: string;
+  data: T;
+}
