@@ -166,44 +166,38 @@ func buildTemplate(ctx context.Context, conn *pgx.Conn, admin, name string) erro
 // URL. The database is dropped when the test ends.
 func NewDatabase(t testing.TB) string {
 	t.Helper()
+	return createDatabase(t, true)
+}
+
+// NewEmptyDatabase creates a database with no migrations applied.
+func NewEmptyDatabase(t testing.TB) string {
+	t.Helper()
+	return createDatabase(t, false)
+}
+
+func createDatabase(t testing.TB, migrated bool) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	admin, err := serverURL()
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
-	tmpl, err := template(ctx, admin)
-	if err != nil {
-		t.Fatalf("pgtest: template database: %v", err)
-	}
 	name := "test_" + randomHex(8)
+	stmt := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize()
+	if migrated {
+		tmpl, err := template(ctx, admin)
+		if err != nil {
+			t.Fatalf("pgtest: template database: %v", err)
+		}
+		stmt += " TEMPLATE " + pgx.Identifier{tmpl}.Sanitize()
+	}
 	conn, err := pgx.Connect(ctx, admin)
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE "+pgx.Identifier{tmpl}.Sanitize()); err != nil {
-		t.Fatalf("pgtest: create database: %v", err)
-	}
-	t.Cleanup(func() { dropDatabase(admin, name) })
-	return withDatabase(admin, name)
-}
-
-// NewEmptyDatabase creates a database with no migrations applied.
-func NewEmptyDatabase(t testing.TB) string {
-	t.Helper()
-	ctx := context.Background()
-	admin, err := serverURL()
-	if err != nil {
-		t.Fatalf("pgtest: %v", err)
-	}
-	name := "test_" + randomHex(8)
-	conn, err := pgx.Connect(ctx, admin)
-	if err != nil {
-		t.Fatalf("pgtest: %v", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+	if _, err := conn.Exec(ctx, stmt); err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
 	t.Cleanup(func() { dropDatabase(admin, name) })
