@@ -2,6 +2,8 @@
 //
 //	medishare [serve]               run the server (the default)
 //	medishare migrate up|down|status
+//	medishare admin create --email E --firstname F --lastname L [--password-file P]
+//	medishare audit verify
 //	medishare version
 package main
 
@@ -27,6 +29,9 @@ const usage = `usage: medishare [command]
 commands:
   serve                      run the server (default)
   migrate up|down|status     apply, roll back one, or list database migrations
+  admin create --email E --firstname F --lastname L [--username U] [--password-file P]
+                             create a confirmed admin; prints a generated password once
+  audit verify               check the audit log's hash chain
   version                    print the version
 
 Settings come from the environment; see README.md.
@@ -54,6 +59,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serve(ctx, getenv, stderr)
 	case "migrate":
 		return migrate(ctx, args, getenv, stdout)
+	case "admin":
+		return adminCommand(ctx, args, getenv, stdout)
+	case "audit":
+		return auditCommand(ctx, args, getenv, stdout)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "medishare", version)
 		return nil

@@ -14,7 +14,6 @@ import (
 
 	"github.com/medishare/medishare/internal/blob"
 	"github.com/medishare/medishare/internal/httpapi"
-	"github.com/medishare/medishare/internal/store/postgres"
 	"github.com/medishare/medishare/web"
 )
 
@@ -22,38 +21,24 @@ import (
 // slow one) to the real program; it is the identity otherwise.
 var wrapHandler = func(h http.Handler) http.Handler { return h }
 
-// serve wires config -> pool -> migrations -> stores -> router and runs the
-// server until ctx ends, then drains (S26).
+// serve runs the server until ctx ends, then drains (S26).
 func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) error {
-	cfg, err := loadConfig(getenv)
+	a, err := open(ctx, getenv, logOut)
 	if err != nil {
 		return err
 	}
-	logger := newLogger(cfg, logOut)
+	defer a.close()
+	cfg, logger := a.cfg, a.logger
 	slog.SetDefault(logger)
 	logger.Info("starting medishare", "version", version, "config", cfg.Redacted())
 	for _, path := range cfg.GeneratedSecrets {
 		logger.Warn("generated a development secret; production refuses to start without its own", "file", path)
 	}
-
-	migrator, err := postgres.NewMigrator(cfg.DatabaseURL, logger)
-	if err != nil {
-		return err
+	if !cfg.IsProduction() {
+		if err := ensureDemoAccounts(ctx, a.auth, cfg.DataDir, logger); err != nil {
+			return err
+		}
 	}
-	err = migrator.Up(ctx)
-	migrator.Close()
-	if err != nil {
-		return fmt.Errorf("apply migrations: %w", err)
-	}
-
-	db, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.PoolOptions{
-		MaxConns:         cfg.DBMaxConns,
-		StatementTimeout: cfg.DBStatementTimeout,
-	})
-	if err != nil {
-		return err
-	}
-	defer db.Close()
 
 	if cfg.Storage != "fs" {
 		return errors.New("MEDISHARE_STORAGE=s3 is not available in this version yet; use fs")
@@ -64,15 +49,20 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 	}
 
 	readiness := httpapi.NewReadiness(
-		httpapi.Check{Name: "database", Ping: db.Ping},
+		httpapi.Check{Name: "database", Ping: a.db.Ping},
 		httpapi.Check{Name: "storage", Ping: blobs.Ping},
 	)
+	secure := strings.HasPrefix(cfg.PublicURL, "https://")
 	handler := httpapi.NewRouter(httpapi.Deps{
 		Logger:         logger,
 		TrustedProxies: cfg.TrustedProxies,
-		HSTS:           strings.HasPrefix(cfg.PublicURL, "https://"),
+		HSTS:           secure,
+		SecureCookies:  secure,
 		Readiness:      readiness,
 		WebApp:         web.Dist(),
+		Auth:           a.auth,
+		Users:          a.users,
+		Audit:          a.store,
 	})
 
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -100,8 +100,10 @@ func readJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) erro
 		case errors.Is(err, io.EOF):
 			return domain.Errorf(domain.EINVALID, "The request body is empty.")
 		case errors.As(err, &typeErr) && typeErr.Field != "":
+			// Embedded structs prefix the field with their type name; keep the JSON name.
+			field := typeErr.Field[strings.LastIndexByte(typeErr.Field, '.')+1:]
 			return domain.ValidationError("Please check the highlighted fields.",
-				domain.FieldError{Field: typeErr.Field, Message: "has the wrong type"})
+				domain.FieldError{Field: field, Message: "has the wrong type"})
 		case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
 			return domain.Errorf(domain.EINVALID, "The request body is not valid JSON.")
 		default:

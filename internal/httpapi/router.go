@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/service"
 )
 
 // Deps is what the router needs from the rest of the program.
@@ -21,6 +22,18 @@ type Deps struct {
 	HSTS           bool // the public address is https
 	Readiness      *Readiness
 	WebApp         fs.FS // the built SPA (web/dist)
+	SecureCookies  bool  // the public address is https
+	Auth           *service.AuthService
+	Users          *service.UserService
+	Audit          service.AuditWriter
+}
+
+// api holds the services the handlers call.
+type api struct {
+	auth          *service.AuthService
+	users         *service.UserService
+	audit         service.AuditWriter
+	secureCookies bool
 }
 
 // NewRouter builds the whole HTTP handler.
@@ -36,7 +49,15 @@ func NewRouter(d Deps) http.Handler {
 	r.Get("/healthz", d.Readiness.healthz)
 	r.Get("/readyz", d.Readiness.readyz)
 
+	a := &api{auth: d.Auth, users: d.Users, audit: d.Audit, secureCookies: d.SecureCookies}
 	r.Route("/api", func(r chi.Router) {
+		if d.Auth != nil {
+			a.mountAuth(r)
+			r.Group(func(r chi.Router) {
+				r.Use(a.requireAuth)
+				a.mountUsers(r)
+			})
+		}
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, domain.Errorf(domain.ENOTFOUND, "Not found."))
 		})

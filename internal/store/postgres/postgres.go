@@ -98,3 +98,5 @@ func translate(err error) error {
 	}
 	return err
 }
+
+func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }

@@ -6,10 +6,108 @@ package db
 
 import (
 	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 )
+
+type AuditLog struct {
+	ID        int64
+	CreatedAt time.Time
+	ActorID   pgtype.UUID
+	Action    string
+	TableName string
+	RecordID  string
+	Ip        string
+	UserAgent string
+	Status    string
+	Reason    string
+	PrevHash  []byte
+	Hash      []byte
+}
+
+type OneTimeCode struct {
+	ID        uuid.UUID
+	UserID    uuid.UUID
+	Purpose   string
+	CodeHash  []byte
+	Tries     int32
+	ExpiresAt time.Time
+	UsedAt    pgtype.Timestamptz
+	CreatedAt time.Time
+}
+
+type Permission struct {
+	Name        string
+	Description string
+}
+
+type RefreshToken struct {
+	TokenHash []byte
+	SessionID uuid.UUID
+	CreatedAt time.Time
+	UsedAt    pgtype.Timestamptz
+}
+
+type Role struct {
+	Name        string
+	Description string
+}
+
+type RolePermission struct {
+	Role       string
+	Permission string
+}
+
+type Session struct {
+	ID            uuid.UUID
+	UserID        uuid.UUID
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
+	RevokedAt     pgtype.Timestamptz
+	RevokedReason pgtype.Text
+	Ip            string
+	UserAgent     string
+}
 
 type Setting struct {
 	Key       string
 	Value     []byte
 	UpdatedAt time.Time
+}
+
+type Throttle struct {
+	Key         string
+	Hits        int32
+	WindowStart time.Time
+}
+
+type User struct {
+	ID              uuid.UUID
+	Email           string
+	Username        string
+	PasswordHash    string
+	Role            string
+	Active          bool
+	Verified        bool
+	Firstname       string
+	Lastname        string
+	Phone           string
+	Dob             pgtype.Date
+	Gender          pgtype.Text
+	Address         string
+	City            string
+	State           string
+	Country         string
+	Zipcode         string
+	Bio             string
+	Taxid           string
+	Licensenumber   string
+	Insurancenumber string
+	Bloodgroup      string
+	Primphysician   string
+	Specialization  string
+	DeletedAt       pgtype.Timestamptz
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }

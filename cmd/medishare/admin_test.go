@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/medishare/medishare/internal/testutil/pgtest"
+)
+
+func TestAdminCreateAndAuditVerify(t *testing.T) {
+	env := devEnv(t, pgtest.NewDatabase(t))
+	getenv := func(k string) string { return env[k] }
+	ctx := context.Background()
+
+	var out bytes.Buffer
+	err := run(ctx, []string{"admin", "create", "--email", "Chief@Clinic.test", "--firstname", "Maryam", "--lastname", "Aziz"}, getenv, &out, &out)
+	if err != nil {
+		t.Fatalf("admin create: %v\n%s", err, out.String())
+	}
+	m := regexp.MustCompile(`Password \(shown once, store it safely\): (\S+)`).FindStringSubmatch(out.String())
+	if !strings.Contains(out.String(), "Created admin chief@clinic.test") || m == nil || len(m[1]) < 20 {
+		t.Fatalf("output:\n%s", out.String())
+	}
+
+	pwFile := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pwFile, []byte("Granite-Harbor-6620-Finch\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	err = run(ctx, []string{"admin", "create", "--email", "second@clinic.test", "--firstname", "Omar", "--lastname", "Raza", "--password-file", pwFile}, getenv, &out, &out)
+	if err != nil || strings.Contains(out.String(), "Password") {
+		t.Fatalf("admin create with a password file: %v\n%s", err, out.String())
+	}
+	out.Reset()
+	if err := run(ctx, []string{"admin", "create", "--email", "chief@clinic.test", "--firstname", "A", "--lastname", "B"}, getenv, &out, &out); err == nil {
+		t.Fatal("a second admin with the same email was created")
+	}
+	if err := os.WriteFile(pwFile, []byte("password\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ctx, []string{"admin", "create", "--email", "weak@clinic.test", "--firstname", "A", "--lastname", "B", "--password-file", pwFile}, getenv, &out, &out); err == nil {
+		t.Fatal("a weak password was accepted")
+	}
+
+	out.Reset()
+	if err := run(ctx, []string{"audit", "verify"}, getenv, &out, &out); err != nil || !strings.Contains(out.String(), "audit log intact: 2 entries checked") {
+		t.Fatalf("audit verify: %v\n%s", err, out.String())
+	}
+}
+
+func TestDemoAccountsInDevelopmentOnly(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	env := devEnv(t, url)
+	var logs bytes.Buffer
+	cmd := startProgram(t, env, &logs)
+	waitStatus(t, "http://"+env["MEDISHARE_ADDR"]+"/readyz", 200)
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+
+	b, err := os.ReadFile(filepath.Join(env["MEDISHARE_DATA_DIR"], "demo-accounts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accounts map[string]struct{ Email, Password string }
+	if err := json.Unmarshal(b, &accounts); err != nil || len(accounts) != 3 {
+		t.Fatalf("demo accounts: %s %v", b, err)
+	}
+	for _, role := range []string{"patient", "healthProvider", "admin"} {
+		a := accounts[role]
+		if a.Email == "" || a.Password == "" || !strings.Contains(logs.String(), a.Password) {
+			t.Errorf("%s demo account not printed: %+v", role, a)
+		}
+	}
+	info, _ := os.Stat(filepath.Join(env["MEDISHARE_DATA_DIR"], "demo-accounts.json"))
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("demo-accounts.json mode %v", info.Mode().Perm())
+	}
+}

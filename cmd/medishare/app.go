@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/medishare/medishare/internal/config"
+	"github.com/medishare/medishare/internal/mail"
+	"github.com/medishare/medishare/internal/secure"
+	"github.com/medishare/medishare/internal/service"
+	"github.com/medishare/medishare/internal/store/postgres"
+)
+
+// app is the wired program: configuration, database, services.
+type app struct {
+	cfg    *config.Config
+	logger *slog.Logger
+	db     *postgres.DB
+	store  *postgres.Store
+	outbox *service.Outbox
+	auth   *service.AuthService
+	users  *service.UserService
+}
+
+// open loads the configuration, applies migrations and builds the services.
+func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*app, error) {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return nil, err
+	}
+	logger := newLogger(cfg, logOut)
+
+	migrator, err := postgres.NewMigrator(cfg.DatabaseURL, logger)
+	if err != nil {
+		return nil, err
+	}
+	err = migrator.Up(ctx)
+	migrator.Close()
+	if err != nil {
+		return nil, fmt.Errorf("apply migrations: %w", err)
+	}
+	db, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.PoolOptions{MaxConns: cfg.DBMaxConns, StatementTimeout: cfg.DBStatementTimeout})
+	if err != nil {
+		return nil, err
+	}
+	keys, err := secure.NewKeys(cfg.MasterKey)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	mailer, err := newMailer(cfg, logger)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+
+	store := postgres.NewStore(db)
+	passwords := secure.NewPasswords(4)
+	now := func() time.Time { return time.Now().UTC() }
+	outbox := service.NewOutbox(mailer, logger)
+	templates := mail.Templates{PublicURL: cfg.PublicURL}
+	return &app{
+		cfg: cfg, logger: logger, db: db, store: store, outbox: outbox,
+		auth:  service.NewAuthService(store, passwords, keys, service.NewTokens(cfg.JWTSecret, cfg.PublicURL, now), outbox, templates, now),
+		users: service.NewUserService(store, passwords, now),
+	}, nil
+}
+
+// newMailer sends through SMTP when a relay is configured, in any
+// environment; otherwise (development only) mail goes to the log and to
+// .eml files under the data folder.
+func newMailer(cfg *config.Config, logger *slog.Logger) (mail.Mailer, error) {
+	if cfg.SMTP.Host != "" {
+		return mail.NewSMTP(mail.SMTPConfig{
+			Host: cfg.SMTP.Host, Port: cfg.SMTP.Port, Username: cfg.SMTP.Username,
+			Password: cfg.SMTP.Password, From: cfg.SMTP.From, TLS: cfg.SMTP.TLS,
+		})
+	}
+	return mail.NewDevMailer(filepath.Join(cfg.DataDir, "mail"), logger), nil
+}
+
+// close waits for queued mail and releases the database.
+func (a *app) close() {
+	a.outbox.Wait()
+	a.db.Close()
+}

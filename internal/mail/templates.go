@@ -1,0 +1,116 @@
+package mail
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Templates writes the product's mails. Plain text only: they carry codes
+// and links, never medical details.
+type Templates struct {
+	PublicURL string           // "https://medishare.example.org", no trailing slash needed
+	Now       func() time.Time // nil means time.Now; tests fix the clock
+}
+
+// maxNameRunes keeps a hostile first name from filling the mail.
+const maxNameRunes = 64
+
+// ConfirmationCode is the mail with the code that confirms a new account.
+func (t Templates) ConfirmationCode(to, firstname, code string) Message {
+	return Message{
+		To:      to,
+		Subject: "Your MediShare confirmation code",
+		Text: greeting(firstname) +
+			"Your confirmation code is " + code + ".\n\n" +
+			"Enter it on the confirmation page to activate your MediShare account. " +
+			"The code expires in 15 minutes.\n\n" +
+			"If you did not create a MediShare account, you can ignore this email.\n" +
+			signature,
+	}
+}
+
+// ResetCode is the mail with the code and the link that reset a password.
+func (t Templates) ResetCode(to, firstname, code, token string) Message {
+	return Message{
+		To:      to,
+		Subject: "Your MediShare password reset code",
+		Text: greeting(firstname) +
+			"Your password reset code is " + code + ".\n\n" +
+			"You can also choose a new password with this link:\n" +
+			t.link("/reset-password?token="+url.QueryEscape(token)) + "\n\n" +
+			"The code and the link expire in 15 minutes.\n\n" +
+			"If you did not ask to reset your password, you can ignore this email; " +
+			"your password stays as it is.\n" +
+			signature,
+	}
+}
+
+// RegistrationAttempt tells the owner of an address that someone tried to
+// register it again. The registration page answers the same either way, so
+// only the mailbox owner learns that the account exists (S2).
+func (t Templates) RegistrationAttempt(to string) Message {
+	return Message{
+		To:      to,
+		Subject: "Someone tried to register with your email",
+		Text: greeting("") +
+			"Someone tried to create a MediShare account with this email address, " +
+			"but an account already exists for it.\n\n" +
+			"If it was you, sign in with your password. If you forgot it, reset it here:\n" +
+			t.link("/forgot-password") + "\n\n" +
+			"If it was not you, you can ignore this email. Nothing has changed in your account.\n" +
+			signature,
+	}
+}
+
+// PasswordChanged tells the owner that the password was changed, so a
+// takeover does not go unnoticed.
+func (t Templates) PasswordChanged(to, firstname string) Message {
+	now := time.Now
+	if t.Now != nil {
+		now = t.Now
+	}
+	when := now().UTC().Format("2006-01-02 at 15:04 UTC")
+	return Message{
+		To:      to,
+		Subject: "Your MediShare password was changed",
+		Text: greeting(firstname) +
+			"The password of your MediShare account was changed on " + when + ". " +
+			"All your other sessions were signed out.\n\n" +
+			"If you did not change it, reset your password at once here:\n" +
+			t.link("/forgot-password") + "\n" +
+			"and contact support.\n" +
+			signature,
+	}
+}
+
+const signature = "\nMediShare\n"
+
+func (t Templates) link(path string) string {
+	return strings.TrimRight(t.PublicURL, "/") + path
+}
+
+func greeting(firstname string) string {
+	if name := plainName(firstname); name != "" {
+		return fmt.Sprintf("Hello %s,\n\n", name)
+	}
+	return "Hello,\n\n"
+}
+
+// plainName keeps a name to one short line of text, so it cannot add lines
+// of its own ("Your code is ...") to the mail.
+func plainName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r) {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > maxNameRunes {
+		s = strings.TrimSpace(string(r[:maxNameRunes]))
+	}
+	return s
+}

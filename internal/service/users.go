@@ -1,0 +1,300 @@
+package service
+
+import (
+	"context"
+	"strings"
+
+	"github.com/medishare/medishare/internal/domain"
+)
+
+// UserStore is what the user services need from the database.
+type UserStore interface {
+	Transactor
+	AuditWriter
+	UserByID(ctx context.Context, id string) (domain.User, error)
+	PasswordHash(ctx context.Context, id string) (string, error)
+	UpdateProfile(ctx context.Context, id string, p domain.Profile) (domain.User, error)
+	SetActive(ctx context.Context, id string, active bool) (domain.User, error)
+	SetRole(ctx context.Context, id, role string) (domain.User, error)
+	EraseUser(ctx context.Context, id string) error
+	ActiveAdminsLocked(ctx context.Context) (int, error)
+	RevokeUserSessions(ctx context.Context, userID, exceptSessionID, reason string) error
+	ListUsers(ctx context.Context, scope, callerID, role, search string, page domain.Page) ([]domain.User, int, error)
+	CountUsers(ctx context.Context) (int, error)
+	CountActivePatients(ctx context.Context) (int, error)
+	Roles(ctx context.Context) ([]domain.RoleInfo, error)
+	Permissions(ctx context.Context) ([]domain.PermissionInfo, error)
+}
+
+// UserService reads and changes profiles and runs the user directory.
+type UserService struct {
+	store     UserStore
+	passwords PasswordHasher
+	now       Clock
+}
+
+// NewUserService wires the user use cases.
+func NewUserService(store UserStore, passwords PasswordHasher, now Clock) *UserService {
+	return &UserService{store: store, passwords: passwords, now: now}
+}
+
+var errUserNotFound = domain.Errorf(domain.ENOTFOUND, "User not found.")
+
+// UpdateProfile changes the caller's own profile; email, username and role
+// never change here (S7). Errors: EVALIDATION.
+func (s *UserService) UpdateProfile(ctx context.Context, p *domain.Principal, in ProfileInput, meta domain.RequestMeta) (domain.User, error) {
+	var errs fieldErrors
+	profile := profileOf(p.User)
+	applyProfile(&errs, &profile, in, p.User.Role, s.now())
+	if err := errs.err(); err != nil {
+		return domain.User{}, err
+	}
+	var user domain.User
+	err := s.store.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if user, err = s.store.UpdateProfile(ctx, p.User.ID, profile); err != nil {
+			return err
+		}
+		return s.store.AppendAudit(ctx, audit(meta, p.User.ID, "profile_update", "users", p.User.ID, true, ""))
+	})
+	return user, err
+}
+
+// DeleteOwnAccount deactivates the caller's account after a password check,
+// erases its profile and ends its sessions; records and audit entries stay.
+// Errors: EVALIDATION (wrong password), ECONFLICT (the last admin).
+func (s *UserService) DeleteOwnAccount(ctx context.Context, p *domain.Principal, password string, meta domain.RequestMeta) error {
+	stored, err := s.store.PasswordHash(ctx, p.User.ID)
+	if err != nil {
+		return err
+	}
+	if ok, err := s.passwords.Verify(ctx, stored, password); err != nil || !ok {
+		_ = s.store.AppendAudit(ctx, audit(meta, p.User.ID, "account_delete", "users", p.User.ID, false, "wrong password"))
+		return domain.ValidationError("Your password is not correct.", domain.FieldError{Field: "password", Message: "is not correct"})
+	}
+	return s.erase(ctx, p.User, p.User.ID, meta)
+}
+
+// erase removes an account, refusing to remove the last active admin.
+func (s *UserService) erase(ctx context.Context, target domain.User, actorID string, meta domain.RequestMeta) error {
+	return s.store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.keepAnAdmin(ctx, target); err != nil {
+			return err
+		}
+		if err := s.store.EraseUser(ctx, target.ID); err != nil {
+			return err
+		}
+		if err := s.store.RevokeUserSessions(ctx, target.ID, "", "account deleted"); err != nil {
+			return err
+		}
+		return s.store.AppendAudit(ctx, audit(meta, actorID, "account_delete", "users", target.ID, true, ""))
+	})
+}
+
+// keepAnAdmin refuses a change that would leave no active admin. It must run
+// inside the transaction that makes the change.
+func (s *UserService) keepAnAdmin(ctx context.Context, target domain.User) error {
+	if target.Role != domain.RoleAdmin || !target.Active {
+		return nil
+	}
+	n, err := s.store.ActiveAdminsLocked(ctx)
+	if err != nil {
+		return err
+	}
+	if n <= 1 {
+		return domain.Errorf(domain.ECONFLICT, "The last active admin cannot be removed, deactivated or demoted.")
+	}
+	return nil
+}
+
+// directoryScope is who the caller may find in the directory (api.md).
+func directoryScope(p *domain.Principal) string {
+	switch p.User.Role {
+	case domain.RoleAdmin:
+		return "all"
+	case domain.RoleProvider:
+		return "provider"
+	default:
+		return "patient"
+	}
+}
+
+// List returns one page of the caller's directory. Errors: EFORBIDDEN, EVALIDATION.
+func (s *UserService) List(ctx context.Context, p *domain.Principal, search, role string, page domain.Page) ([]domain.User, domain.PageOf, error) {
+	if !p.Can(domain.PermUsersList) {
+		return nil, domain.PageOf{}, domain.Errorf(domain.EFORBIDDEN, "You are not allowed to see the user directory.")
+	}
+	if role != "" && role != domain.RolePatient && role != domain.RoleProvider && role != domain.RoleAdmin {
+		return nil, domain.PageOf{}, domain.ValidationError("Please check the filters.", domain.FieldError{Field: "role", Message: "must be patient, healthProvider or admin"})
+	}
+	search = strings.TrimSpace(search)
+	if len(search) > 100 {
+		search = search[:100]
+	}
+	users, total, err := s.store.ListUsers(ctx, directoryScope(p), p.User.ID, role, escapeLike(search), page)
+	if err != nil {
+		return nil, domain.PageOf{}, err
+	}
+	for i := range users {
+		users[i] = visibleTo(p, users[i])
+	}
+	return users, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, nil
+}
+
+// Get returns one user as the caller may see it. Errors: ENOTFOUND (missing
+// or outside the caller's directory).
+func (s *UserService) Get(ctx context.Context, p *domain.Principal, id string) (domain.User, error) {
+	u, err := s.store.UserByID(ctx, id)
+	if domain.ErrorKind(err) == domain.ENOTFOUND {
+		return domain.User{}, errUserNotFound
+	} else if err != nil {
+		return domain.User{}, err
+	}
+	if !inDirectory(p, u) {
+		return domain.User{}, errUserNotFound
+	}
+	return visibleTo(p, u), nil
+}
+
+func inDirectory(p *domain.Principal, u domain.User) bool {
+	if u.ID == p.User.ID {
+		return true
+	}
+	switch p.User.Role {
+	case domain.RoleAdmin:
+		return true
+	case domain.RoleProvider:
+		return u.Active && (u.Role == domain.RolePatient || u.Role == domain.RoleProvider)
+	default:
+		return u.Active && (u.Role == domain.RoleProvider || u.Role == domain.RoleAdmin)
+	}
+}
+
+// visibleTo hides contact and medical details from everyone but the user
+// and admins (api.md: providers gain them through a shared image, which
+// comes with the images feature).
+func visibleTo(p *domain.Principal, u domain.User) domain.User {
+	if u.ID == p.User.ID || p.User.Role == domain.RoleAdmin {
+		return u
+	}
+	u.Phone, u.DOB, u.Gender, u.Address, u.City, u.State, u.Country, u.Zipcode = "", "", "", "", "", "", "", ""
+	u.TaxID, u.InsuranceNumber, u.BloodGroup, u.PrimPhysician = "", "", "", ""
+	return u
+}
+
+// UserChange is an admin's change of one user (PATCH /api/users/{id}).
+type UserChange struct {
+	Active *bool
+	Role   *string
+}
+
+// Change applies an admin's change: activation or role. Either ends the
+// user's sessions, so the change takes effect at once (S5).
+// Errors: EFORBIDDEN, ENOTFOUND, EVALIDATION, ECONFLICT (last admin).
+func (s *UserService) Change(ctx context.Context, p *domain.Principal, id string, in UserChange, meta domain.RequestMeta) (domain.User, error) {
+	if !p.Can(domain.PermUsersManage) {
+		return domain.User{}, domain.Errorf(domain.EFORBIDDEN, "You are not allowed to manage users.")
+	}
+	if in.Active == nil && in.Role == nil {
+		return domain.User{}, domain.ValidationError("Nothing to change: send active or role.")
+	}
+	if in.Role != nil && *in.Role != domain.RolePatient && *in.Role != domain.RoleProvider && *in.Role != domain.RoleAdmin {
+		return domain.User{}, domain.ValidationError("Please check the highlighted fields.", domain.FieldError{Field: "role", Message: "must be patient, healthProvider or admin"})
+	}
+	target, err := s.store.UserByID(ctx, id)
+	if domain.ErrorKind(err) == domain.ENOTFOUND {
+		return domain.User{}, errUserNotFound
+	} else if err != nil {
+		return domain.User{}, err
+	}
+	var user domain.User
+	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		demotes := (in.Active != nil && !*in.Active) || (in.Role != nil && *in.Role != domain.RoleAdmin)
+		if demotes {
+			if err := s.keepAnAdmin(ctx, target); err != nil {
+				return err
+			}
+		}
+		user = target
+		var reasons []string
+		if in.Active != nil && *in.Active != target.Active {
+			if user, err = s.store.SetActive(ctx, id, *in.Active); err != nil {
+				return err
+			}
+			reasons = append(reasons, "active "+boolWord(*in.Active))
+		}
+		if in.Role != nil && *in.Role != target.Role {
+			if user, err = s.store.SetRole(ctx, id, *in.Role); err != nil {
+				return err
+			}
+			reasons = append(reasons, "role "+target.Role+" to "+*in.Role)
+		}
+		if len(reasons) == 0 {
+			return nil
+		}
+		if err := s.store.RevokeUserSessions(ctx, id, "", "changed by an admin"); err != nil {
+			return err
+		}
+		return s.store.AppendAudit(ctx, audit(meta, p.User.ID, "user_update", "users", id, true, strings.Join(reasons, "; ")))
+	})
+	return user, err
+}
+
+func boolWord(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+// Delete removes another user's account (admin). Errors: EFORBIDDEN,
+// ENOTFOUND, ECONFLICT (last admin).
+func (s *UserService) Delete(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) error {
+	if !p.Can(domain.PermUsersManage) {
+		return domain.Errorf(domain.EFORBIDDEN, "You are not allowed to manage users.")
+	}
+	target, err := s.store.UserByID(ctx, id)
+	if domain.ErrorKind(err) == domain.ENOTFOUND {
+		return errUserNotFound
+	} else if err != nil {
+		return err
+	}
+	return s.erase(ctx, target, p.User.ID, meta)
+}
+
+// Stats are the dashboard's three numbers.
+type Stats struct {
+	TotalImages, SharedImages, TotalUsers int
+}
+
+// Stats returns the dashboard counts: the whole system for admins; for
+// providers, their patients. Image counts are zero until the images feature.
+func (s *UserService) Stats(ctx context.Context, p *domain.Principal) (Stats, error) {
+	var n int
+	var err error
+	switch p.User.Role {
+	case domain.RoleAdmin:
+		n, err = s.store.CountUsers(ctx)
+	case domain.RoleProvider:
+		n, err = s.store.CountActivePatients(ctx)
+	default:
+		return Stats{}, domain.Errorf(domain.EFORBIDDEN, "The dashboard is for providers and admins.")
+	}
+	return Stats{TotalUsers: n}, err
+}
+
+// Roles lists roles with their permissions. Errors: EFORBIDDEN.
+func (s *UserService) Roles(ctx context.Context, p *domain.Principal) ([]domain.RoleInfo, error) {
+	if !p.Can(domain.PermRolesRead) {
+		return nil, domain.Errorf(domain.EFORBIDDEN, "You are not allowed to see roles.")
+	}
+	return s.store.Roles(ctx)
+}
+
+// Permissions lists every permission. Errors: EFORBIDDEN.
+func (s *UserService) Permissions(ctx context.Context, p *domain.Principal) ([]domain.PermissionInfo, error) {
+	if !p.Can(domain.PermRolesRead) {
+		return nil, domain.Errorf(domain.EFORBIDDEN, "You are not allowed to see permissions.")
+	}
+	return s.store.Permissions(ctx)
+}

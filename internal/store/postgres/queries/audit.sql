@@ -1,0 +1,15 @@
+-- name: AppendAudit :exec
+-- id, time and hashes are set by the chaining trigger.
+INSERT INTO audit_log (id, actor_id, action, table_name, record_id, ip, user_agent, status, reason, prev_hash, hash)
+VALUES (0, @actor_id, @action, @table_name, @record_id, @ip, @user_agent, @status, @reason, '\x', '\x');
+
+-- name: AuditChain :many
+-- Each entry with the digest recomputed, in chain order, for verification.
+SELECT a.id, a.prev_hash, a.hash, audit_digest(a.prev_hash, a)::bytea AS expected
+FROM audit_log a
+WHERE a.id > @after_id
+ORDER BY a.id
+LIMIT @page_limit;
+
+-- name: ListAuditForRecord :many
+SELECT * FROM audit_log WHERE table_name = $1 AND record_id = $2 ORDER BY id;

@@ -1,0 +1,91 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/store/postgres/db"
+)
+
+// Store is every repository over one database. Methods run in the
+// transaction carried by ctx (see InTx), or on their own otherwise.
+type Store struct{ db *DB }
+
+// NewStore returns the repositories of d.
+func NewStore(d *DB) *Store { return &Store{db: d} }
+
+type txKey struct{}
+
+func (s *Store) q(ctx context.Context) *db.Queries {
+	if tx, ok := ctx.Value(txKey{}).(pgx.Tx); ok {
+		return db.New(tx)
+	}
+	return db.New(s.db.Pool)
+}
+
+// InTx runs fn in one transaction: every Store call made with the ctx it
+// receives joins it, so a change and its audit entry commit together (S19).
+// Nested calls join the outer transaction.
+func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if _, ok := ctx.Value(txKey{}).(pgx.Tx); ok {
+		return fn(ctx)
+	}
+	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		return fn(context.WithValue(ctx, txKey{}, tx))
+	})
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	return translate(err)
+}
+
+func parseID(id string) (uuid.UUID, error) {
+	u, err := uuid.Parse(id)
+	if err != nil {
+		return uuid.Nil, domain.Errorf(domain.ENOTFOUND, "Not found.")
+	}
+	return u, nil
+}
+
+func optionalID(id string) pgtype.UUID {
+	u, err := uuid.Parse(id)
+	if err != nil {
+		return pgtype.UUID{}
+	}
+	return pgtype.UUID{Bytes: u, Valid: true}
+}
+
+func dateOf(s string) (pgtype.Date, error) {
+	if s == "" {
+		return pgtype.Date{}, nil
+	}
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return pgtype.Date{}, domain.ValidationError("Please check the highlighted fields.", domain.FieldError{Field: "dob", Message: "must be a date (YYYY-MM-DD)"})
+	}
+	return pgtype.Date{Time: t, Valid: true}, nil
+}
+
+func textOf(s string) pgtype.Text { return pgtype.Text{String: s, Valid: s != ""} }
+
+func toUser(u db.User) domain.User {
+	out := domain.User{
+		ID: u.ID.String(), Email: u.Email, Username: u.Username, Role: u.Role, Active: u.Active,
+		Verified: u.Verified, Firstname: u.Firstname, Lastname: u.Lastname, Phone: u.Phone,
+		Gender: u.Gender.String, Address: u.Address, City: u.City, State: u.State, Country: u.Country,
+		Zipcode: u.Zipcode, Bio: u.Bio, TaxID: u.Taxid, LicenseNumber: u.Licensenumber,
+		InsuranceNumber: u.Insurancenumber, BloodGroup: u.Bloodgroup, PrimPhysician: u.Primphysician,
+		Specialization: u.Specialization, CreatedAt: u.CreatedAt,
+	}
+	if u.Dob.Valid {
+		out.DOB = u.Dob.Time.Format("2006-01-02")
+	}
+	return out
+}

@@ -1,0 +1,198 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/store/postgres/db"
+)
+
+// CreateUser stores a new account. Errors: ECONFLICT (email or username taken), EINVALID.
+func (s *Store) CreateUser(ctx context.Context, n domain.User, passwordHash string) (domain.User, error) {
+	dob, err := dateOf(n.DOB)
+	if err != nil {
+		return domain.User{}, err
+	}
+	u, err := s.q(ctx).CreateUser(ctx, db.CreateUserParams{
+		Email: n.Email, Username: n.Username, PasswordHash: passwordHash, Role: n.Role,
+		Firstname: n.Firstname, Lastname: n.Lastname, Phone: n.Phone, Dob: dob, Gender: textOf(n.Gender),
+		Address: n.Address, City: n.City, State: n.State, Country: n.Country, Zipcode: n.Zipcode,
+		Bio: n.Bio, Taxid: n.TaxID, Licensenumber: n.LicenseNumber, Insurancenumber: n.InsuranceNumber,
+		Bloodgroup: n.BloodGroup, Primphysician: n.PrimPhysician, Specialization: n.Specialization,
+		Verified: n.Verified,
+	})
+	if err != nil {
+		return domain.User{}, translate(err)
+	}
+	return toUser(u), nil
+}
+
+// UserByID returns a user that was not deleted. Errors: ENOTFOUND.
+func (s *Store) UserByID(ctx context.Context, id string) (domain.User, error) {
+	uid, err := parseID(id)
+	if err != nil {
+		return domain.User{}, err
+	}
+	u, err := s.q(ctx).GetUserByID(ctx, uid)
+	if err != nil {
+		return domain.User{}, translate(err)
+	}
+	return toUser(u), nil
+}
+
+// UserByEmail returns a user and its password hash. Errors: ENOTFOUND.
+func (s *Store) UserByEmail(ctx context.Context, email string) (domain.User, string, error) {
+	u, err := s.q(ctx).GetUserByEmail(ctx, email)
+	if err != nil {
+		return domain.User{}, "", translate(err)
+	}
+	return toUser(u), u.PasswordHash, nil
+}
+
+// PasswordHash returns the stored hash of a user. Errors: ENOTFOUND.
+func (s *Store) PasswordHash(ctx context.Context, id string) (string, error) {
+	uid, err := parseID(id)
+	if err != nil {
+		return "", err
+	}
+	u, err := s.q(ctx).GetUserByID(ctx, uid)
+	if err != nil {
+		return "", translate(err)
+	}
+	return u.PasswordHash, nil
+}
+
+// UsernameTaken reports whether the username is in use, ignoring case.
+func (s *Store) UsernameTaken(ctx context.Context, username string) (bool, error) {
+	taken, err := s.q(ctx).UsernameTaken(ctx, username)
+	return taken, translate(err)
+}
+
+// SetVerified marks the account confirmed.
+func (s *Store) SetVerified(ctx context.Context, id string) error {
+	uid, err := parseID(id)
+	if err != nil {
+		return err
+	}
+	return translate(s.q(ctx).SetUserVerified(ctx, uid))
+}
+
+// SetPassword stores a new password hash.
+func (s *Store) SetPassword(ctx context.Context, id, hash string) error {
+	uid, err := parseID(id)
+	if err != nil {
+		return err
+	}
+	return translate(s.q(ctx).SetUserPassword(ctx, db.SetUserPasswordParams{ID: uid, PasswordHash: hash}))
+}
+
+// UpdateProfile replaces the profile fields of a user. Errors: ENOTFOUND, EVALIDATION.
+func (s *Store) UpdateProfile(ctx context.Context, id string, p domain.Profile) (domain.User, error) {
+	uid, err := parseID(id)
+	if err != nil {
+		return domain.User{}, err
+	}
+	dob, err := dateOf(p.DOB)
+	if err != nil {
+		return domain.User{}, err
+	}
+	u, err := s.q(ctx).UpdateUserProfile(ctx, db.UpdateUserProfileParams{
+		ID: uid, Firstname: p.Firstname, Lastname: p.Lastname, Phone: p.Phone, Dob: dob, Gender: textOf(p.Gender),
+		Address: p.Address, City: p.City, State: p.State, Country: p.Country, Zipcode: p.Zipcode, Bio: p.Bio,
+		Taxid: p.TaxID, Licensenumber: p.LicenseNumber, Insurancenumber: p.InsuranceNumber,
+		Bloodgroup: p.BloodGroup, Primphysician: p.PrimPhysician, Specialization: p.Specialization,
+	})
+	if err != nil {
+		return domain.User{}, translate(err)
+	}
+	return toUser(u), nil
+}
+
+// SetActive turns an account on or off. Errors: ENOTFOUND.
+func (s *Store) SetActive(ctx context.Context, id string, active bool) (domain.User, error) {
+	uid, err := parseID(id)
+	if err != nil {
+		return domain.User{}, err
+	}
+	u, err := s.q(ctx).SetUserActive(ctx, db.SetUserActiveParams{ID: uid, Active: active})
+	if err != nil {
+		return domain.User{}, translate(err)
+	}
+	return toUser(u), nil
+}
+
+// SetRole changes a user's role. Errors: ENOTFOUND, EINVALID (unknown role).
+func (s *Store) SetRole(ctx context.Context, id, role string) (domain.User, error) {
+	uid, err := parseID(id)
+	if err != nil {
+		return domain.User{}, err
+	}
+	u, err := s.q(ctx).SetUserRole(ctx, db.SetUserRoleParams{ID: uid, Role: role})
+	if err != nil {
+		return domain.User{}, translate(err)
+	}
+	return toUser(u), nil
+}
+
+// EraseUser deactivates an account and erases its profile.
+func (s *Store) EraseUser(ctx context.Context, id string) error {
+	uid, err := parseID(id)
+	if err != nil {
+		return err
+	}
+	return translate(s.q(ctx).EraseUser(ctx, uid))
+}
+
+// ActiveAdminsLocked counts active admins while holding a lock that keeps
+// concurrent demotions from removing the last one. Call it inside InTx.
+func (s *Store) ActiveAdminsLocked(ctx context.Context) (int, error) {
+	if err := s.q(ctx).LockAdmins(ctx); err != nil {
+		return 0, translate(err)
+	}
+	n, err := s.q(ctx).CountActiveAdmins(ctx)
+	return int(n), translate(err)
+}
+
+// ListUsers returns one page of the directory and the total count.
+func (s *Store) ListUsers(ctx context.Context, scope, callerID, role, search string, page domain.Page) ([]domain.User, int, error) {
+	rows, err := s.q(ctx).ListUsers(ctx, db.ListUsersParams{
+		Scope: scope, CallerID: optionalID(callerID).Bytes, Role: role, Search: search,
+		PageOffset: int32(page.Offset()), PageLimit: int32(page.Limit),
+	})
+	if err != nil {
+		return nil, 0, translate(err)
+	}
+	users := make([]domain.User, len(rows))
+	total := 0
+	for i, r := range rows {
+		users[i] = toUser(db.User{
+			ID: r.ID, Email: r.Email, Username: r.Username, Role: r.Role, Active: r.Active, Verified: r.Verified,
+			Firstname: r.Firstname, Lastname: r.Lastname, Phone: r.Phone, Dob: r.Dob, Gender: r.Gender,
+			Address: r.Address, City: r.City, State: r.State, Country: r.Country, Zipcode: r.Zipcode, Bio: r.Bio,
+			Taxid: r.Taxid, Licensenumber: r.Licensenumber, Insurancenumber: r.Insurancenumber,
+			Bloodgroup: r.Bloodgroup, Primphysician: r.Primphysician, Specialization: r.Specialization,
+			CreatedAt: r.CreatedAt,
+		})
+		total = int(r.Total)
+	}
+	if len(rows) == 0 && page.Page > 1 {
+		// Past the last page the window function has no row to report the total on.
+		_, total, err = s.ListUsers(ctx, scope, callerID, role, search, domain.Page{Page: 1, Limit: 1})
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	return users, total, nil
+}
+
+// CountUsers counts accounts that were not deleted.
+func (s *Store) CountUsers(ctx context.Context) (int, error) {
+	n, err := s.q(ctx).CountUsers(ctx)
+	return int(n), translate(err)
+}
+
+// CountActivePatients counts active patient accounts.
+func (s *Store) CountActivePatients(ctx context.Context) (int, error) {
+	n, err := s.q(ctx).CountActivePatients(ctx)
+	return int(n), translate(err)
+}

@@ -1,0 +1,380 @@
+// Package apptest runs the whole server stack in a test: a fresh database,
+// the real services, the real router on an httptest server, and a real SMTP
+// exchange with an in-process server that keeps what it receives.
+package apptest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/emersion/go-smtp"
+
+	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/httpapi"
+	"github.com/medishare/medishare/internal/mail"
+	"github.com/medishare/medishare/internal/secure"
+	"github.com/medishare/medishare/internal/service"
+	"github.com/medishare/medishare/internal/store/postgres"
+	"github.com/medishare/medishare/internal/testutil/pgtest"
+)
+
+// JWTSecret and MasterKey are the test stack's keys (made per process).
+var (
+	JWTSecret = randomKey()
+	MasterKey = randomKey()
+)
+
+func randomKey() []byte {
+	b := []byte(secure.RandomToken(32))
+	return b[:32]
+}
+
+// App is a running stack.
+type App struct {
+	URL     string
+	Store   *postgres.Store
+	DB      *postgres.DB
+	Mailbox *Mailbox
+	Outbox  *service.Outbox
+	Clock   *Clock
+	Tokens  *service.Tokens
+}
+
+// Clock is a settable clock; it follows the real time until Set.
+type Clock struct {
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+// Now is the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().UTC().Add(c.offset)
+}
+
+// Shift moves the clock by d.
+func (c *Clock) Shift(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += d
+}
+
+// New starts a stack on a fresh database.
+func New(t testing.TB) *App {
+	t.Helper()
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, pgtest.NewDatabase(t), postgres.PoolOptions{MaxConns: 20, StatementTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	box := startMailbox(t)
+	mailer, err := mail.NewSMTP(mail.SMTPConfig{Host: "127.0.0.1", Port: box.port, From: "MediShare <no-reply@medishare.test>", TLS: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	keys, err := secure.NewKeys(MasterKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := postgres.NewStore(db)
+	clock := &Clock{}
+	passwords := secure.NewPasswords(4)
+	outbox := service.NewOutbox(mailer, logger)
+	t.Cleanup(outbox.Wait)
+	tokens := service.NewTokens(JWTSecret, "http://medishare.test", clock.Now)
+	auth := service.NewAuthService(store, passwords, keys, tokens, outbox, mail.Templates{PublicURL: "http://medishare.test"}, clock.Now)
+	users := service.NewUserService(store, passwords, clock.Now)
+	router := httpapi.NewRouter(httpapi.Deps{
+		Logger: logger, Readiness: httpapi.NewReadiness(), WebApp: fstest.MapFS{},
+		Auth: auth, Users: users, Audit: store,
+	})
+	srv := httptest.NewServer(router)
+	t.Cleanup(srv.Close)
+	return &App{URL: srv.URL, Store: store, DB: db, Mailbox: box, Outbox: outbox, Clock: clock, Tokens: tokens}
+}
+
+// Response is an answer, with its JSON body decoded when there is one.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   map[string]any
+	Raw    string
+}
+
+// Message is the "message" of the body.
+func (r *Response) Message() string { s, _ := r.Body["message"].(string); return s }
+
+// Data is the "data" object of the body.
+func (r *Response) Data() map[string]any { d, _ := r.Body["data"].(map[string]any); return d }
+
+// List is the "data" array of the body.
+func (r *Response) List() []map[string]any {
+	raw, _ := r.Body["data"].([]any)
+	out := make([]map[string]any, len(raw))
+	for i, v := range raw {
+		out[i], _ = v.(map[string]any)
+	}
+	return out
+}
+
+// Client is one browser: it keeps cookies.
+type Client struct {
+	app   *App
+	http  *http.Client
+	Token string // sent as the bearer token when set
+	IP    string // sent as X-Forwarded-For (ignored: no trusted proxies)
+}
+
+// Client returns a new browser-like client.
+func (a *App) Client() *Client {
+	jar, _ := cookiejar.New(nil)
+	return &Client{app: a, http: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
+}
+
+// SetCookie gives the client a cookie for the API.
+func (c *Client) SetCookie(t testing.TB, name, value string) {
+	t.Helper()
+	u, err := url.Parse(c.app.URL + "/api/auth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.http.Jar.SetCookies(u, []*http.Cookie{{Name: name, Value: value, Path: "/api/auth"}})
+}
+
+// Do sends a request; body is marshalled to JSON unless it is a string or nil.
+func (c *Client) Do(t testing.TB, method, path string, body any) *Response {
+	t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = strings.NewReader(b)
+	default:
+		buf, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = bytes.NewReader(buf)
+	}
+	req, err := http.NewRequest(method, c.app.URL+path, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	out := &Response{Status: resp.StatusCode, Header: resp.Header, Raw: string(raw)}
+	_ = json.Unmarshal(raw, &out.Body)
+	return out
+}
+
+// Person is an account made for a test.
+type Person struct {
+	ID, Email, Username, Password, Role string
+	*Client
+}
+
+var seq struct {
+	sync.Mutex
+	n int
+}
+
+func next() int {
+	seq.Lock()
+	defer seq.Unlock()
+	seq.n++
+	return seq.n
+}
+
+// Registration returns a valid registration payload for role.
+func Registration(role string) map[string]any {
+	n := next()
+	name := strings.ToLower(role)
+	return map[string]any{
+		"email": name + "." + itoa(n) + "@clinic.test", "username": name + itoa(n),
+		"password": "Tulip-Harbour-" + itoa(n) + "-Quartz", "role": role,
+		"firstname": "Test", "lastname": "Person" + itoa(n), "gender": "Other",
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// SignUp registers and confirms an account of role through the API and
+// signs it in. Admins, who cannot register, are made directly.
+func (a *App) SignUp(t testing.TB, role string) *Person {
+	t.Helper()
+	reg := Registration(role)
+	p := &Person{Email: reg["email"].(string), Username: reg["username"].(string), Password: reg["password"].(string), Role: role, Client: a.Client()}
+	if role == domain.RoleAdmin {
+		keys, _ := secure.NewKeys(MasterKey)
+		auth := service.NewAuthService(a.Store, secure.NewPasswords(2), keys, a.Tokens, a.Outbox, mail.Templates{}, a.Clock.Now)
+		u, err := auth.CreateAccount(context.Background(), p.Email, p.Username, p.Password, role, "Admin", "Person")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.ID = u.ID
+	} else {
+		if r := p.Do(t, "POST", "/api/auth/register", reg); r.Status != http.StatusCreated {
+			t.Fatalf("register %s: %d %s", role, r.Status, r.Raw)
+		}
+		code := a.Mailbox.Code(t, p.Email, "Your MediShare confirmation code", `confirmation code is (\d{4})`)
+		if r := p.Do(t, "POST", "/api/auth/confirm", map[string]string{"email": p.Email, "code": code}); r.Status != http.StatusOK {
+			t.Fatalf("confirm: %d %s", r.Status, r.Raw)
+		}
+	}
+	p.SignIn(t)
+	return p
+}
+
+// SignIn signs the person in and keeps the access token.
+func (p *Person) SignIn(t testing.TB) *Response {
+	t.Helper()
+	r := p.Do(t, "POST", "/api/auth/login", map[string]string{"email": p.Email, "password": p.Password})
+	if r.Status != http.StatusOK {
+		t.Fatalf("login %s: %d %s", p.Email, r.Status, r.Raw)
+	}
+	p.Token = r.Data()["token"].(string)
+	user := r.Data()["user"].(map[string]any)
+	p.ID = user["id"].(string)
+	return r
+}
+
+// Mailbox is an SMTP server that keeps every message it receives.
+type Mailbox struct {
+	port int
+	mu   sync.Mutex
+	msgs []Mail
+}
+
+// Mail is one received message.
+type Mail struct {
+	To   []string
+	Data string
+}
+
+func startMailbox(t testing.TB) *Mailbox {
+	box := &Mailbox{}
+	s := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &mailSession{box: box}, nil }))
+	s.Domain = "localhost"
+	s.ReadTimeout, s.WriteTimeout = 10*time.Second, 10*time.Second
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(l)
+	t.Cleanup(func() { s.Close() })
+	box.port = l.Addr().(*net.TCPAddr).Port
+	return box
+}
+
+type mailSession struct {
+	box *Mailbox
+	to  []string
+}
+
+func (s *mailSession) Mail(string, *smtp.MailOptions) error { return nil }
+func (s *mailSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	s.to = append(s.to, to)
+	return nil
+}
+func (s *mailSession) Data(r io.Reader) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	s.box.mu.Lock()
+	s.box.msgs = append(s.box.msgs, Mail{To: s.to, Data: decodeQP(string(b))})
+	s.box.mu.Unlock()
+	return nil
+}
+func (s *mailSession) Reset()        { s.to = nil }
+func (s *mailSession) Logout() error { return nil }
+
+// decodeQP undoes quoted-printable soft line breaks and escapes well enough
+// to read codes and links.
+func decodeQP(s string) string {
+	s = strings.ReplaceAll(s, "=\r\n", "")
+	return regexp.MustCompile(`=([0-9A-F]{2})`).ReplaceAllStringFunc(s, func(m string) string {
+		var b byte
+		for _, c := range m[1:] {
+			b <<= 4
+			if c >= 'A' {
+				b |= byte(c-'A') + 10
+			} else {
+				b |= byte(c - '0')
+			}
+		}
+		return string([]byte{b})
+	})
+}
+
+// All returns the messages sent to an address.
+func (b *Mailbox) All(to string) []Mail {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []Mail
+	for _, m := range b.msgs {
+		for _, rcpt := range m.To {
+			if strings.EqualFold(rcpt, to) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// Wait returns the newest message to an address whose text contains
+// subject, waiting up to ten seconds.
+func (b *Mailbox) Wait(t testing.TB, to, subject string) Mail {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		msgs := b.All(to)
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if strings.Contains(msgs[i].Data, subject) {
+				return msgs[i]
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no mail to %s with %q", to, subject)
+	return Mail{}
+}
+
+// Code returns the first group of pattern in the newest matching message.
+func (b *Mailbox) Code(t testing.TB, to, subject, pattern string) string {
+	t.Helper()
+	m := b.Wait(t, to, subject)
+	match := regexp.MustCompile(pattern).FindStringSubmatch(m.Data)
+	if match == nil {
+		t.Fatalf("mail to %s has no %q:\n%s", to, pattern, m.Data)
+	}
+	return match[1]
+}
