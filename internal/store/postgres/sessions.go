@@ -33,17 +33,10 @@ func (s *Store) Principal(ctx context.Context, sessionID string) (domain.Princip
 	if err != nil {
 		return domain.Principal{}, translate(err)
 	}
-	if r.RevokedAt.Valid || !r.ExpiresAt.After(time.Now()) || !r.Active || r.DeletedAt.Valid {
+	if r.RevokedAt.Valid || !r.ExpiresAt.After(time.Now()) || !r.User.Active || r.User.DeletedAt.Valid {
 		return domain.Principal{}, domain.Errorf(domain.ENOTFOUND, "Not found.")
 	}
-	u := toUser(db.User{
-		ID: r.ID, Email: r.Email, Username: r.Username, Role: r.Role, Active: r.Active, Verified: r.Verified,
-		Firstname: r.Firstname, Lastname: r.Lastname, Phone: r.Phone, Dob: r.Dob, Gender: r.Gender,
-		Address: r.Address, City: r.City, State: r.State, Country: r.Country, Zipcode: r.Zipcode, Bio: r.Bio,
-		Taxid: r.Taxid, Licensenumber: r.Licensenumber, Insurancenumber: r.Insurancenumber,
-		Bloodgroup: r.Bloodgroup, Primphysician: r.Primphysician, Specialization: r.Specialization,
-		CreatedAt: r.CreatedAt,
-	})
+	u := toUser(r.User)
 	return domain.Principal{User: u, SessionID: r.SessionID.String(), Permissions: r.Permissions}, nil
 }
 

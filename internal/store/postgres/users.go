@@ -165,14 +165,7 @@ func (s *Store) ListUsers(ctx context.Context, scope, callerID, role, search str
 	users := make([]domain.User, len(rows))
 	total := 0
 	for i, r := range rows {
-		users[i] = toUser(db.User{
-			ID: r.ID, Email: r.Email, Username: r.Username, Role: r.Role, Active: r.Active, Verified: r.Verified,
-			Firstname: r.Firstname, Lastname: r.Lastname, Phone: r.Phone, Dob: r.Dob, Gender: r.Gender,
-			Address: r.Address, City: r.City, State: r.State, Country: r.Country, Zipcode: r.Zipcode, Bio: r.Bio,
-			Taxid: r.Taxid, Licensenumber: r.Licensenumber, Insurancenumber: r.Insurancenumber,
-			Bloodgroup: r.Bloodgroup, Primphysician: r.Primphysician, Specialization: r.Specialization,
-			CreatedAt: r.CreatedAt,
-		})
+		users[i] = toUser(r.User)
 		total = int(r.Total)
 	}
 	if len(rows) == 0 && page.Page > 1 {

@@ -67,37 +67,11 @@ WHERE s.id = $1
 `
 
 type GetSessionPrincipalRow struct {
-	SessionID       uuid.UUID
-	RevokedAt       pgtype.Timestamptz
-	ExpiresAt       time.Time
-	ID              uuid.UUID
-	Email           string
-	Username        string
-	PasswordHash    string
-	Role            string
-	Active          bool
-	Verified        bool
-	Firstname       string
-	Lastname        string
-	Phone           string
-	Dob             pgtype.Date
-	Gender          pgtype.Text
-	Address         string
-	City            string
-	State           string
-	Country         string
-	Zipcode         string
-	Bio             string
-	Taxid           string
-	Licensenumber   string
-	Insurancenumber string
-	Bloodgroup      string
-	Primphysician   string
-	Specialization  string
-	DeletedAt       pgtype.Timestamptz
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
-	Permissions     []string
+	SessionID   uuid.UUID
+	RevokedAt   pgtype.Timestamptz
+	ExpiresAt   time.Time
+	User        User
+	Permissions []string
 }
 
 // Everything a request needs to know about its caller, in one round trip.
@@ -108,33 +82,33 @@ func (q *Queries) GetSessionPrincipal(ctx context.Context, id uuid.UUID) (GetSes
 		&i.SessionID,
 		&i.RevokedAt,
 		&i.ExpiresAt,
-		&i.ID,
-		&i.Email,
-		&i.Username,
-		&i.PasswordHash,
-		&i.Role,
-		&i.Active,
-		&i.Verified,
-		&i.Firstname,
-		&i.Lastname,
-		&i.Phone,
-		&i.Dob,
-		&i.Gender,
-		&i.Address,
-		&i.City,
-		&i.State,
-		&i.Country,
-		&i.Zipcode,
-		&i.Bio,
-		&i.Taxid,
-		&i.Licensenumber,
-		&i.Insurancenumber,
-		&i.Bloodgroup,
-		&i.Primphysician,
-		&i.Specialization,
-		&i.DeletedAt,
-		&i.CreatedAt,
-		&i.UpdatedAt,
+		&i.User.ID,
+		&i.User.Email,
+		&i.User.Username,
+		&i.User.PasswordHash,
+		&i.User.Role,
+		&i.User.Active,
+		&i.User.Verified,
+		&i.User.Firstname,
+		&i.User.Lastname,
+		&i.User.Phone,
+		&i.User.Dob,
+		&i.User.Gender,
+		&i.User.Address,
+		&i.User.City,
+		&i.User.State,
+		&i.User.Country,
+		&i.User.Zipcode,
+		&i.User.Bio,
+		&i.User.Taxid,
+		&i.User.Licensenumber,
+		&i.User.Insurancenumber,
+		&i.User.Bloodgroup,
+		&i.User.Primphysician,
+		&i.User.Specialization,
+		&i.User.DeletedAt,
+		&i.User.CreatedAt,
+		&i.User.UpdatedAt,
 		&i.Permissions,
 	)
 	return i, err

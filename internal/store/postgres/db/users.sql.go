@@ -7,7 +7,6 @@ package db
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -239,7 +238,7 @@ func (q *Queries) GetUserByID(ctx context.Context, id uuid.UUID) (User, error) {
 }
 
 const listUsers = `-- name: ListUsers :many
-SELECT id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, count(*) OVER () AS total
+SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, count(*) OVER () AS total
 FROM users u
 WHERE u.deleted_at IS NULL
   AND ($1::text = 'all'
@@ -265,34 +264,8 @@ type ListUsersParams struct {
 }
 
 type ListUsersRow struct {
-	ID              uuid.UUID
-	Email           string
-	Username        string
-	PasswordHash    string
-	Role            string
-	Active          bool
-	Verified        bool
-	Firstname       string
-	Lastname        string
-	Phone           string
-	Dob             pgtype.Date
-	Gender          pgtype.Text
-	Address         string
-	City            string
-	State           string
-	Country         string
-	Zipcode         string
-	Bio             string
-	Taxid           string
-	Licensenumber   string
-	Insurancenumber string
-	Bloodgroup      string
-	Primphysician   string
-	Specialization  string
-	DeletedAt       pgtype.Timestamptz
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
-	Total           int64
+	User  User
+	Total int64
 }
 
 // The directory, filtered by scope. @scope: 'all' (admins), 'provider'
@@ -316,33 +289,33 @@ func (q *Queries) ListUsers(ctx context.Context, arg ListUsersParams) ([]ListUse
 	for rows.Next() {
 		var i ListUsersRow
 		if err := rows.Scan(
-			&i.ID,
-			&i.Email,
-			&i.Username,
-			&i.PasswordHash,
-			&i.Role,
-			&i.Active,
-			&i.Verified,
-			&i.Firstname,
-			&i.Lastname,
-			&i.Phone,
-			&i.Dob,
-			&i.Gender,
-			&i.Address,
-			&i.City,
-			&i.State,
-			&i.Country,
-			&i.Zipcode,
-			&i.Bio,
-			&i.Taxid,
-			&i.Licensenumber,
-			&i.Insurancenumber,
-			&i.Bloodgroup,
-			&i.Primphysician,
-			&i.Specialization,
-			&i.DeletedAt,
-			&i.CreatedAt,
-			&i.UpdatedAt,
+			&i.User.ID,
+			&i.User.Email,
+			&i.User.Username,
+			&i.User.PasswordHash,
+			&i.User.Role,
+			&i.User.Active,
+			&i.User.Verified,
+			&i.User.Firstname,
+			&i.User.Lastname,
+			&i.User.Phone,
+			&i.User.Dob,
+			&i.User.Gender,
+			&i.User.Address,
+			&i.User.City,
+			&i.User.State,
+			&i.User.Country,
+			&i.User.Zipcode,
+			&i.User.Bio,
+			&i.User.Taxid,
+			&i.User.Licensenumber,
+			&i.User.Insurancenumber,
+			&i.User.Bloodgroup,
+			&i.User.Primphysician,
+			&i.User.Specialization,
+			&i.User.DeletedAt,
+			&i.User.CreatedAt,
+			&i.User.UpdatedAt,
 			&i.Total,
 		); err != nil {
 			return nil, err

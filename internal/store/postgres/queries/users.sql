@@ -65,7 +65,7 @@ SELECT pg_advisory_xact_lock(727003);
 -- (active patients and providers), 'patient' (providers, admins and
 -- @caller_id itself). @search matches first name, last name or email; its
 -- LIKE wildcards are escaped by the caller.
-SELECT *, count(*) OVER () AS total
+SELECT sqlc.embed(u), count(*) OVER () AS total
 FROM users u
 WHERE u.deleted_at IS NULL
   AND (@scope::text = 'all'
