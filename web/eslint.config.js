@@ -27,6 +27,13 @@ export default defineConfig([
       'no-restricted-imports': [
         'error',
         {
+          paths: [
+            {
+              name: 'react-toastify',
+              message:
+                "Use 'react-toastify/unstyled' (or '@/lib/notify'): the main entry injects a <style> the CSP blocks.",
+            },
+          ],
           patterns: [
             {
               group: ['@/features/*/*'],

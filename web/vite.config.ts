@@ -40,5 +40,16 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     restoreMocks: true,
     css: false,
+    alias: [
+      {
+        // Vitest loads the CommonJS build for 'react-router' but the ES build
+        // for 'react-router/dom' (the app's RouterProvider): two copies, two
+        // sets of contexts. Point both at the ES build.
+        find: /^react-router$/,
+        replacement: fileURLToPath(
+          new URL('./node_modules/react-router/dist/development/index.mjs', import.meta.url),
+        ),
+      },
+    ],
   },
 });

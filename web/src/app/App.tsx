@@ -4,6 +4,7 @@ import { ToastContainer } from 'react-toastify/unstyled';
 import { PersistGate } from 'redux-persist/integration/react';
 import { Spinner } from '@/components/Spinner';
 import type { AppRouter } from './router';
+import { renewStoredSession } from './session-renewal';
 import type { AppPersistor, AppStore } from './store';
 // The unstyled entry never injects a <style> element (the server's CSP forbids
 // inline styles); its stylesheet is bundled like any other CSS file instead.
@@ -18,7 +19,11 @@ interface AppProps {
 export function App({ store, persistor, router }: AppProps) {
   return (
     <Provider store={store}>
-      <PersistGate loading={<Spinner label="Loading MediShare…" />} persistor={persistor}>
+      <PersistGate
+        loading={<Spinner label="Loading MediShare…" />}
+        persistor={persistor}
+        onBeforeLift={() => renewStoredSession(store)}
+      >
         <RouterProvider router={router} />
       </PersistGate>
       <ToastContainer position="bottom-left" autoClose={5000} newestOnTop />

@@ -4,6 +4,7 @@ import { setUser } from '@/features/auth/session-slice';
 import { api } from '@/lib/api-client';
 import { makeUser } from '@/test/fixtures';
 import { connectApiClient } from './connect-api-client';
+import { renewStoredSession } from './session-renewal';
 import { makeStore } from './store';
 
 let mock: MockAdapter;
@@ -42,5 +43,69 @@ describe('connectApiClient', () => {
     expect(store.getState().session.token).toBeNull();
     expect(store.getState().session.user).toBeNull();
     expect(navigate).toHaveBeenCalledWith('/login', { replace: true });
+  });
+});
+
+describe('connectApiClient session renewal', () => {
+  const expired = { message: 'Invalid or expired token', error: 'Invalid or expired token' };
+
+  it('renews through /auth/refresh once for concurrent 401s and stores the new token and user', async () => {
+    const { store } = makeStore();
+    const navigate = vi.fn();
+    disconnect = connectApiClient(store, navigate);
+    store.dispatch(setUser({ user: makeUser(), token: 'stale' }));
+    const renewed = makeUser({ firstname: 'Renewed' });
+    mock.onPost('/auth/refresh').reply(200, { data: { token: 'fresh', user: renewed } });
+    mock.onGet(/\/(users\/profile|dashboard\/stats)$/).reply((config) =>
+      config.headers?.Authorization === 'Bearer fresh' ? [200, { data: 'ok' }] : [401, expired],
+    );
+
+    const answers = await Promise.all([
+      api.get('/users/profile'),
+      api.get('/dashboard/stats'),
+      api.get('/users/profile'),
+    ]);
+
+    expect(answers.map((answer) => answer.data)).toEqual([{ data: 'ok' }, { data: 'ok' }, { data: 'ok' }]);
+    expect(mock.history.post.filter((request) => request.url === '/auth/refresh')).toHaveLength(1);
+    expect(store.getState().session.token).toBe('fresh');
+    expect(store.getState().session.user).toEqual(renewed);
+    expect(navigate).not.toHaveBeenCalled();
+  });
+
+  it('clears the session and goes to /login when the renewal is refused', async () => {
+    const { store } = makeStore();
+    const navigate = vi.fn();
+    disconnect = connectApiClient(store, navigate);
+    store.dispatch(setUser({ user: makeUser(), token: 'stale' }));
+    mock.onPost('/auth/refresh').reply(401, { message: 'Unauthenticated.' });
+    mock.onGet('/users/profile').reply(401, expired);
+
+    await expect(api.get('/users/profile')).rejects.toMatchObject({ response: { status: 401 } });
+
+    expect(store.getState().session).toMatchObject({ token: null, user: null });
+    expect(navigate).toHaveBeenCalledWith('/login', { replace: true });
+    expect(mock.history.get).toHaveLength(1);
+  });
+
+  it('renewStoredSession renews a persisted user without a token at app start', async () => {
+    const { store } = makeStore();
+    disconnect = connectApiClient(store, vi.fn());
+    store.dispatch(setUser({ user: makeUser() }));
+    mock.onPost('/auth/refresh').reply(200, { data: { token: 'fresh', user: makeUser() } });
+
+    renewStoredSession(store);
+
+    await vi.waitFor(() => expect(store.getState().session.token).toBe('fresh'));
+    expect(mock.history.post).toHaveLength(1);
+  });
+
+  it('renewStoredSession does nothing without a persisted user or with a token', () => {
+    const { store } = makeStore();
+    disconnect = connectApiClient(store, vi.fn());
+    renewStoredSession(store);
+    store.dispatch(setUser({ user: makeUser(), token: 'held' }));
+    renewStoredSession(store);
+    expect(mock.history.post).toHaveLength(0);
   });
 });

@@ -1,22 +1,25 @@
-import { render, screen } from '@testing-library/react';
-import { Provider } from 'react-redux';
-import { createMemoryRouter, RouterProvider } from 'react-router';
-import { describe, expect, it } from 'vitest';
-import { setUser } from '@/features/auth/session-slice';
+import { screen } from '@testing-library/react';
+import type MockAdapter from 'axios-mock-adapter';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { makeUser } from '@/test/fixtures';
-import { routes } from './router';
-import { makeStore } from './store';
+import { mockApi, renderRoute } from '@/test/render';
+
+let mock: MockAdapter;
+
+beforeEach(() => {
+  mock = mockApi();
+  // Pages that load data get plausible empty answers.
+  mock.onGet('/users/profile').reply(200, { data: makeUser() });
+  mock.onGet(/\/users\/[^/]+$/).reply(200, { data: makeUser() });
+  mock.onGet('/dashboard/stats').reply(200, { data: { totalImages: 0, sharedImages: 0, totalUsers: 1 } });
+  mock.onGet('/users').reply(200, {
+    data: [],
+    pagination: { currentPage: 1, pageSize: 5, totalPages: 0, totalItems: 0, hasPrevPage: false, hasNextPage: false },
+  });
+});
 
 function renderAt(path: string, session?: { token?: string }) {
-  const { store } = makeStore();
-  if (session) store.dispatch(setUser({ user: makeUser(), token: session.token }));
-  const router = createMemoryRouter(routes, { initialEntries: [path] });
-  render(
-    <Provider store={store}>
-      <RouterProvider router={router} />
-    </Provider>,
-  );
-  return router;
+  return renderRoute(path, session ? { user: makeUser(), token: session.token } : {}).router;
 }
 
 const PUBLIC_PAGES: [string, string][] = [
@@ -29,7 +32,7 @@ const PUBLIC_PAGES: [string, string][] = [
 ];
 
 const GUARDED_PAGES: [string, string][] = [
-  ['/dashboard', 'Dashboard'],
+  ['/dashboard', 'Welcome, Amina Khan'],
   ['/admin-dashboard', 'Secure Medical Image Sharing Dashboard'],
   ['/profile', 'My Profile'],
   ['/user-profile', 'User Profile'],
@@ -63,16 +66,24 @@ describe('routes', () => {
     expect(router.state.historyAction).toBe('REPLACE');
   });
 
-  it('a persisted user without a token is still sent to /login', async () => {
-    const { store } = makeStore();
-    store.dispatch(setUser({ user: makeUser() }));
-    const router = createMemoryRouter(routes, { initialEntries: ['/profile'] });
-    render(
-      <Provider store={store}>
-        <RouterProvider router={router} />
-      </Provider>,
-    );
+  it('a persisted user without a token renews the session, then is sent to /login when that fails', async () => {
+    mock.onPost('/auth/refresh').reply(401, { message: 'Unauthenticated.' });
+    const { router, store } = renderRoute('/profile', { user: makeUser() });
+    expect(screen.getByRole('status')).toHaveTextContent('Restoring your session…');
     expect(await screen.findByRole('heading', { level: 1, name: 'Sign in' })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/login');
+    expect(store.getState().session.user).toBeNull();
+    expect(mock.history.post.filter((request) => request.url === '/auth/refresh')).toHaveLength(1);
+  });
+
+  it('a persisted user without a token stays on the page when the renewal succeeds', async () => {
+    const user = makeUser({ firstname: 'Renewed' });
+    mock.onPost('/auth/refresh').reply(200, { data: { token: 'fresh-token', user } });
+    const { router, store } = renderRoute('/profile', { user: makeUser() });
+    expect(await screen.findByRole('heading', { level: 1, name: 'My Profile' })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/profile');
+    expect(store.getState().session.token).toBe('fresh-token');
+    expect(store.getState().session.user?.firstname).toBe('Renewed');
   });
 
   it('shows "Page not found" for an unknown path', async () => {

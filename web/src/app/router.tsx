@@ -20,6 +20,7 @@ import { RolesPermissionsPage } from '@/features/roles/pages/RolesPermissionsPag
 import { SettingsPage } from '@/features/settings/pages/SettingsPage';
 import { RootLayout } from './RootLayout';
 import { SessionGuard } from './SessionGuard';
+import { AppShell } from './shell/AppShell';
 
 /** Every route of product.md §2. */
 export const routes: RouteObject[] = [
@@ -36,17 +37,22 @@ export const routes: RouteObject[] = [
       {
         element: <SessionGuard />,
         children: [
-          { path: '/dashboard', element: <DashboardPage /> },
-          { path: '/admin-dashboard', element: <AdminDashboardPage /> },
-          { path: '/profile', element: <ProfilePage /> },
-          { path: '/user-profile/:id?', element: <UserProfilePage /> },
-          { path: '/upload', element: <UploadImagePage /> },
-          { path: '/view-images', element: <ViewImagesPage /> },
-          { path: '/messages', element: <MessagesPage /> },
-          { path: '/audit-logs', element: <AuditLogsPage /> },
-          { path: '/appsettings', element: <SettingsPage /> },
-          { path: '/roles-permissions', element: <RolesPermissionsPage /> },
-          { path: '/ai-analysis/:id?', element: <AiAnalysisPage /> },
+          {
+            element: <AppShell />,
+            children: [
+              { path: '/dashboard', element: <DashboardPage /> },
+              { path: '/admin-dashboard', element: <AdminDashboardPage /> },
+              { path: '/profile', element: <ProfilePage /> },
+              { path: '/user-profile/:id?', element: <UserProfilePage /> },
+              { path: '/upload', element: <UploadImagePage /> },
+              { path: '/view-images', element: <ViewImagesPage /> },
+              { path: '/messages', element: <MessagesPage /> },
+              { path: '/audit-logs', element: <AuditLogsPage /> },
+              { path: '/appsettings', element: <SettingsPage /> },
+              { path: '/roles-permissions', element: <RolesPermissionsPage /> },
+              { path: '/ai-analysis/:id?', element: <AiAnalysisPage /> },
+            ],
+          },
         ],
       },
       { path: '*', element: <NotFound /> },

@@ -1,7 +1,7 @@
 import { isAxiosError } from 'axios';
 import MockAdapter from 'axios-mock-adapter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { api, getErrorMessage, getErrorMessages, setupApiClient } from './api-client';
+import { api, getErrorMessage, getErrorMessages, renewSession, setupApiClient } from './api-client';
 
 let mock: MockAdapter;
 let teardown: (() => void) | undefined;
@@ -101,6 +101,139 @@ describe('api client', () => {
     await expect(api.get('/ping')).rejects.toMatchObject({ response: { status: 401 } });
     expect(mock.history.get[0].headers?.Authorization).toBeUndefined();
     expect(onUnauthorized).not.toHaveBeenCalled();
+  });
+});
+
+describe('session renewal on a 401', () => {
+  const expired = { message: 'Invalid or expired token', error: 'Invalid or expired token' };
+
+  /** A token held in memory that the refresh hook replaces, like the store does. */
+  function session(initial: string | null = 'old') {
+    let token = initial;
+    const refresh = vi.fn(async () => {
+      token = 'new';
+      return token;
+    });
+    return { getToken: () => token, refresh };
+  }
+
+  /** Answers 200 only to the renewed token; returns the headers seen, in order. */
+  function profileNeedsNewToken(): unknown[] {
+    const seen: unknown[] = [];
+    mock.onGet('/users/profile').reply((config) => {
+      seen.push(config.headers?.Authorization);
+      return config.headers?.Authorization === 'Bearer new' ? [200, { data: { id: 'me' } }] : [401, expired];
+    });
+    return seen;
+  }
+
+  it('renews once for concurrent 401s and repeats every call with the new token', async () => {
+    const onUnauthorized = vi.fn();
+    let refreshes = 0;
+    let release: () => void = () => {};
+    const refreshed = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let token = 'old';
+    teardown = setupApiClient({
+      getToken: () => token,
+      refresh: async () => {
+        refreshes += 1;
+        await refreshed;
+        token = 'new';
+        return token;
+      },
+      onUnauthorized,
+    });
+    const seen = profileNeedsNewToken();
+
+    const calls = [api.get('/users/profile'), api.get('/users/profile'), api.get('/users/profile')];
+    await vi.waitFor(() => expect(refreshes).toBe(1));
+    release();
+    const answers = await Promise.all(calls);
+
+    expect(refreshes).toBe(1);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(onUnauthorized).not.toHaveBeenCalled();
+    expect(seen).toEqual(['Bearer old', 'Bearer old', 'Bearer old', 'Bearer new', 'Bearer new', 'Bearer new']);
+  });
+
+  it('repeats without renewing when another call already replaced the token', async () => {
+    let token = 'old';
+    const refresh = vi.fn(async () => 'unused');
+    teardown = setupApiClient({ getToken: () => token, refresh, onUnauthorized: vi.fn() });
+    mock.onGet('/users/profile').reply((config) => {
+      // The token changes while this request is on its way.
+      token = 'new';
+      return config.headers?.Authorization === 'Bearer new' ? [200, {}] : [401, expired];
+    });
+
+    await expect(api.get('/users/profile')).resolves.toMatchObject({ status: 200 });
+    expect(refresh).not.toHaveBeenCalled();
+  });
+
+  it('ends the session when the renewal fails', async () => {
+    const onUnauthorized = vi.fn();
+    const refresh = vi.fn(() => Promise.reject(new Error('refresh refused')));
+    teardown = setupApiClient({ getToken: () => 'old', refresh, onUnauthorized });
+    mock.onGet('/users/profile').reply(401, expired);
+
+    await expect(api.get('/users/profile')).rejects.toMatchObject({ response: { status: 401 } });
+    expect(refresh).toHaveBeenCalledTimes(1);
+    expect(onUnauthorized).toHaveBeenCalledTimes(1);
+    expect(mock.history.get).toHaveLength(1);
+  });
+
+  it('ends the session when the repeated call is refused again, without a second renewal', async () => {
+    const onUnauthorized = vi.fn();
+    const { getToken, refresh } = session();
+    teardown = setupApiClient({ getToken, refresh, onUnauthorized });
+    mock.onGet('/users/profile').reply(401, { message: 'Unauthenticated.' });
+
+    await expect(api.get('/users/profile')).rejects.toMatchObject({ response: { status: 401 } });
+    expect(refresh).toHaveBeenCalledTimes(1);
+    expect(onUnauthorized).toHaveBeenCalledTimes(1);
+    expect(mock.history.get).toHaveLength(2);
+  });
+
+  it.each(['/auth/login', '/auth/refresh', '/auth/logout'])('never renews for %s', async (url) => {
+    const onUnauthorized = vi.fn();
+    const { getToken, refresh } = session();
+    teardown = setupApiClient({ getToken, refresh, onUnauthorized });
+    mock.onPost(url).reply(401, expired);
+
+    await expect(api.post(url)).rejects.toMatchObject({ response: { status: 401 } });
+    expect(refresh).not.toHaveBeenCalled();
+    expect(onUnauthorized).not.toHaveBeenCalled();
+  });
+
+  it('leaves a 401 about something else than the session to the screen', async () => {
+    const onUnauthorized = vi.fn();
+    const { getToken, refresh } = session();
+    teardown = setupApiClient({ getToken, refresh, onUnauthorized });
+    mock.onDelete('/users/profile').reply(401, { message: 'The password is not correct.' });
+
+    await expect(api.delete('/users/profile', { data: { password: 'x' } })).rejects.toMatchObject({
+      response: { status: 401 },
+    });
+    expect(refresh).not.toHaveBeenCalled();
+    expect(onUnauthorized).not.toHaveBeenCalled();
+  });
+
+  it('renewSession shares one renewal between callers and allows a new one afterwards', async () => {
+    const { getToken, refresh } = session();
+    teardown = setupApiClient({ getToken, refresh, onUnauthorized: vi.fn() });
+
+    const [first, second] = await Promise.all([renewSession(), renewSession()]);
+    expect([first, second]).toEqual(['new', 'new']);
+    expect(refresh).toHaveBeenCalledTimes(1);
+
+    await renewSession();
+    expect(refresh).toHaveBeenCalledTimes(2);
+  });
+
+  it('renewSession fails when no session is connected', async () => {
+    await expect(renewSession()).rejects.toThrow(/not connected/);
   });
 });
 

@@ -1,4 +1,4 @@
-import axios, { AxiosHeaders, isAxiosError } from 'axios';
+import axios, { AxiosHeaders, isAxiosError, type InternalAxiosRequestConfig } from 'axios';
 import type { ApiErrorBody, FieldError } from '@/types/api';
 
 /** The one HTTP client of the app: every call goes under /api (api.md). */
@@ -11,15 +11,22 @@ export const api = axios.create({
 export interface ApiClientHooks {
   /** The access token held in memory, or null when signed out. */
   getToken: () => string | null;
-  /** Called once per 401 answer: clear the session and go to /login. */
+  /**
+   * Asks the server for a new access token (the refresh token is an HttpOnly
+   * cookie), stores it and resolves with it; rejects when the session cannot
+   * be renewed. Without it a 401 ends the session at once.
+   */
+  refresh?: () => Promise<string>;
+  /** The session is lost for good: clear it and go to /login. */
   onUnauthorized: () => void;
 }
 
 /**
  * A 401 from these calls means "wrong credentials" or "no session to renew",
- * which the calling screen reports itself; it must not bounce the user around.
+ * which the calling screen reports itself; it must not bounce the user around
+ * nor start a renewal.
  */
-const CREDENTIAL_ENDPOINTS = ['/auth/login', '/auth/refresh'];
+const CREDENTIAL_ENDPOINTS = ['/auth/login', '/auth/refresh', '/auth/logout'];
 
 function isCredentialCall(url: string | undefined): boolean {
   if (!url) return false;
@@ -27,12 +34,54 @@ function isCredentialCall(url: string | undefined): boolean {
   return CREDENTIAL_ENDPOINTS.includes(path);
 }
 
+/** The two 401 bodies of api.md that mean "no usable access token". */
+const SESSION_TEXTS = ['Unauthenticated.', 'Invalid or expired token'];
+
+/**
+ * Whether a 401 means the session (not, say, a password typed into a form)
+ * was refused: the body is one of api.md's 401 bodies, or carries no text.
+ */
+function isSessionFailure(error: unknown): boolean {
+  const body = errorBody(error);
+  const texts = [body?.message, body?.error].filter(
+    (text): text is string => typeof text === 'string' && text.trim() !== '',
+  );
+  return texts.length === 0 || texts.some((text) => SESSION_TEXTS.includes(text));
+}
+
+type RetriableConfig = InternalAxiosRequestConfig & { _sessionRetried?: boolean };
+
+let activeRefresh: (() => Promise<string>) | null = null;
+let inflightRenewal: Promise<string> | null = null;
+
+/**
+ * Renews the access token once for every caller that asks while a renewal is
+ * running: the server rotates the refresh token on each use and treats a
+ * replayed one as theft, so two parallel renewals would end the session.
+ */
+export function renewSession(): Promise<string> {
+  if (!activeRefresh) {
+    return Promise.reject(new Error('The API client is not connected to a session.'));
+  }
+  inflightRenewal ??= activeRefresh().finally(() => {
+    inflightRenewal = null;
+  });
+  return inflightRenewal;
+}
+
+function bearerOf(config: InternalAxiosRequestConfig): string | null {
+  const value = AxiosHeaders.from(config.headers).get('Authorization');
+  return typeof value === 'string' && value.startsWith('Bearer ') ? value.slice(7) : null;
+}
+
 /**
  * Wires the client to the session. The store is injected rather than imported
  * so that lib/ never depends on app/ (and no import cycle appears).
  * Returns a function that removes the interceptors again.
  */
-export function setupApiClient({ getToken, onUnauthorized }: ApiClientHooks): () => void {
+export function setupApiClient({ getToken, refresh, onUnauthorized }: ApiClientHooks): () => void {
+  activeRefresh = refresh ?? null;
+
   const requestId = api.interceptors.request.use((config) => {
     const token = getToken();
     if (token) {
@@ -44,21 +93,42 @@ export function setupApiClient({ getToken, onUnauthorized }: ApiClientHooks): ()
 
   const responseId = api.interceptors.response.use(
     (response) => response,
-    (error: unknown) => {
+    async (error: unknown) => {
       if (
-        isAxiosError(error) &&
-        error.response?.status === 401 &&
-        !isCredentialCall(error.config?.url)
+        !isAxiosError(error) ||
+        error.response?.status !== 401 ||
+        isCredentialCall(error.config?.url) ||
+        !isSessionFailure(error)
       ) {
-        onUnauthorized();
+        throw error;
       }
-      return Promise.reject(error);
+      const config = error.config as RetriableConfig | undefined;
+      if (!config || config._sessionRetried || !refresh) {
+        onUnauthorized();
+        throw error;
+      }
+      // One renewal and one retry per request; a second 401 ends the session.
+      config._sessionRetried = true;
+      let token: string;
+      try {
+        // A request sent with a token that has since been replaced (another
+        // call renewed it meanwhile) only needs to go again.
+        const held = getToken();
+        token = held && held !== bearerOf(config) ? held : await renewSession();
+      } catch {
+        onUnauthorized();
+        throw error;
+      }
+      config.headers = AxiosHeaders.from(config.headers);
+      config.headers.set('Authorization', `Bearer ${token}`);
+      return api.request(config);
     },
   );
 
   return () => {
     api.interceptors.request.eject(requestId);
     api.interceptors.response.eject(responseId);
+    if (activeRefresh === (refresh ?? null)) activeRefresh = null;
   };
 }
 

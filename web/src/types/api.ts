@@ -47,3 +47,26 @@ export interface ApiResponse<T> {
   message?: string;
   data: T;
 }
+
+/** `data` of the login and refresh answers. */
+export interface SessionData {
+  token: string;
+  user: User;
+}
+
+/** The pagination block of paged lists (api.md "Conventions"). */
+export interface Pagination {
+  currentPage: number;
+  pageSize: number;
+  totalPages: number;
+  totalItems: number;
+  hasPrevPage: boolean;
+  hasNextPage: boolean;
+}
+
+/** A paged list: `{message, data: [...], pagination}`. */
+export interface PagedResponse<T> {
+  message?: string;
+  data: T[];
+  pagination: Pagination;
+}

@@ -8,3 +8,5 @@ export {
   updateUser,
   type SessionState,
 } from './session-slice';
+export { useLogout } from './use-logout';
+export { homeRouteFor } from './home-route';

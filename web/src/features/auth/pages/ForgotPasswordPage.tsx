@@ -1,5 +1,198 @@
-import { PagePlaceholder } from '@/components/PagePlaceholder';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { TextField } from '@/components/Field';
+import { PasswordField } from '@/components/PasswordField';
+import { getErrorMessages } from '@/lib/api-client';
+import { notifyErrors, notifySuccess } from '@/lib/notify';
+import { isEmail } from '@/lib/validation';
+import { requestPasswordReset, resetPasswordWithCode } from '../api';
+import { AuthCard } from '../components/AuthCard';
+import { OtpInput } from '../components/OtpInput';
+
+/** product.md §9: forgot-password code length. */
+const CODE_LENGTH = 6;
+const emptyCode = () => Array<string>(CODE_LENGTH).fill('');
+
+type Step = 1 | 2 | 3;
+
+const STEP_TITLES: Record<Step, string> = {
+  1: 'Enter your email',
+  2: 'Enter the code and a new password',
+  3: 'Password reset',
+};
 
 export function ForgotPasswordPage() {
-  return <PagePlaceholder title="Forgot password" note="Requesting a password reset code is coming soon." />;
+  const [step, setStep] = useState<Step>(1);
+  const [email, setEmail] = useState('');
+  const [code, setCode] = useState<string[]>(emptyCode);
+  const [password, setPassword] = useState('');
+  const [confirmation, setConfirmation] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const title = useRef<HTMLHeadingElement>(null);
+  const moved = useRef(false);
+
+  useEffect(() => {
+    if (moved.current) title.current?.focus();
+  }, [step]);
+
+  function goTo(next: Step) {
+    moved.current = true;
+    setError(null);
+    setStep(next);
+  }
+
+  async function onRequestCode(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (!isEmail(email)) {
+      setError('Please enter a valid email.');
+      return;
+    }
+    setError(null);
+    setBusy(true);
+    try {
+      await requestPasswordReset(email.trim());
+      notifySuccess('Reset code sent successfully!');
+      setCode(emptyCode());
+      goTo(2);
+    } catch (failure) {
+      notifyErrors(getErrorMessages(failure, 'Something went wrong. from handleForgotPassword'));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function onReset(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const otp = code.join('');
+    if (!/^\d{6}$/.test(otp)) {
+      setError('Please enter a valid 6-digit OTP.');
+      return;
+    }
+    if (password === '' || confirmation === '') {
+      setError('Password fields cannot be empty.');
+      return;
+    }
+    if (password !== confirmation) {
+      setError('Passwords do not match!');
+      return;
+    }
+    setError(null);
+    setBusy(true);
+    try {
+      await resetPasswordWithCode(email.trim(), otp, password);
+      notifySuccess('Password reset successfully!');
+      setPassword('');
+      setConfirmation('');
+      goTo(3);
+    } catch (failure) {
+      notifyErrors(getErrorMessages(failure, 'Something went wrong in handleResetPassword'));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const errorId = error ? 'forgot-error' : undefined;
+  const errorText = error && (
+    <p className="form-error" id="forgot-error" role="alert">
+      {error}
+    </p>
+  );
+
+  return (
+    <AuthCard
+      title="Forgot password"
+      intro={
+        step === 1
+          ? 'Enter the email address of your account and we will send you a 6-digit reset code.'
+          : undefined
+      }
+      footer={
+        <>
+          {step !== 3 && <Link to="/login">Back to login</Link>}
+          <Link to="/">Back to home</Link>
+        </>
+      }
+    >
+      <h2 className="wizard-step__title" ref={title} tabIndex={-1}>
+        {STEP_TITLES[step]}
+      </h2>
+      <p className="wizard-step__count">Step {step} of 3</p>
+
+      {step === 1 && (
+        <form className="auth-form" noValidate onSubmit={onRequestCode} aria-label="Request a reset code">
+          <TextField
+            id="forgot-email"
+            label="Email"
+            type="email"
+            autoComplete="email"
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+            aria-describedby={errorId}
+          />
+          {errorText}
+          <button type="submit" className="btn btn--primary auth-form__submit" disabled={busy}>
+            {busy ? 'Sending…' : 'Send reset code'}
+          </button>
+        </form>
+      )}
+
+      {step === 2 && (
+        <form className="auth-form" noValidate onSubmit={onReset} aria-label="Choose a new password">
+          <p className="form-note">
+            If an account exists for <strong>{email.trim()}</strong>, a 6-digit code is on its way.
+          </p>
+          <div className="otp-field">
+            <span className="otp-field__label" id="forgot-code-label">
+              Reset code
+            </span>
+            <OtpInput
+              id="forgot-code"
+              labelId="forgot-code-label"
+              value={code}
+              onChange={setCode}
+              errorId={errorId}
+              invalid={error === 'Please enter a valid 6-digit OTP.'}
+            />
+          </div>
+          <PasswordField
+            id="forgot-new-password"
+            label="New password"
+            autoComplete="new-password"
+            hint="8 to 128 characters."
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+            aria-describedby={errorId}
+          />
+          <PasswordField
+            id="forgot-confirm-password"
+            label="Confirm new password"
+            autoComplete="new-password"
+            value={confirmation}
+            onChange={(event) => setConfirmation(event.target.value)}
+            aria-describedby={errorId}
+          />
+          {errorText}
+          <button type="submit" className="btn btn--primary auth-form__submit" disabled={busy}>
+            {busy ? 'Resetting…' : 'Reset password'}
+          </button>
+          <p className="auth-form__row">
+            <span>Wrong address or no code?</span>
+            <button type="button" className="link-button" onClick={() => goTo(1)} disabled={busy}>
+              Start again
+            </button>
+          </p>
+        </form>
+      )}
+
+      {step === 3 && (
+        <div className="auth-success">
+          <p>Your password has been reset. You can now sign in with your new password.</p>
+          <Link to="/login" className="btn btn--primary">
+            Back to login
+          </Link>
+        </div>
+      )}
+    </AuthCard>
+  );
 }

@@ -1,5 +1,92 @@
-import { PagePlaceholder } from '@/components/PagePlaceholder';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { PasswordField } from '@/components/PasswordField';
+import { getErrorMessage } from '@/lib/api-client';
+import { notifySuccess } from '@/lib/notify';
+import { resetPasswordWithToken } from '../api';
+import { AuthCard } from '../components/AuthCard';
 
+/** /reset-password?token=...: the link of the reset mail (api.md). */
 export function ResetPasswordPage() {
-  return <PagePlaceholder title="Reset password" note="Choosing a new password is coming soon." />;
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const token = params.get('token') ?? '';
+  const [password, setPassword] = useState('');
+  const [confirmation, setConfirmation] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (password === '' || confirmation === '') {
+      setError('Password fields cannot be empty.');
+      return;
+    }
+    if (password !== confirmation) {
+      setError('Passwords do not match!');
+      return;
+    }
+    setError(null);
+    setBusy(true);
+    try {
+      await resetPasswordWithToken(token, password);
+      notifySuccess('Password reset successfully!');
+      void navigate('/login', { replace: true });
+    } catch (failure) {
+      setError(getErrorMessage(failure, 'Something went wrong. Please try again.'));
+      setBusy(false);
+    }
+  }
+
+  const errorId = error ? 'reset-error' : undefined;
+
+  return (
+    <AuthCard
+      title="Reset password"
+      intro={token ? 'Choose a new password for your account.' : undefined}
+      footer={
+        <>
+          <Link to="/login">Back to login</Link>
+          <Link to="/">Back to home</Link>
+        </>
+      }
+    >
+      {token ? (
+        <form className="auth-form" noValidate onSubmit={onSubmit} aria-label="Choose a new password">
+          <PasswordField
+            id="reset-password"
+            label="New password"
+            autoComplete="new-password"
+            hint="8 to 128 characters."
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+            aria-describedby={errorId}
+          />
+          <PasswordField
+            id="reset-confirm-password"
+            label="Confirm new password"
+            autoComplete="new-password"
+            value={confirmation}
+            onChange={(event) => setConfirmation(event.target.value)}
+            aria-describedby={errorId}
+          />
+          {error && (
+            <p className="form-error" id="reset-error" role="alert">
+              {error}
+            </p>
+          )}
+          <button type="submit" className="btn btn--primary auth-form__submit" disabled={busy}>
+            {busy ? 'Resetting…' : 'Reset password'}
+          </button>
+        </form>
+      ) : (
+        <div className="form-error" role="alert">
+          <p>This reset link is incomplete. Open the link from the email again, or ask for a new code.</p>
+          <p>
+            <Link to="/forgot-password">Request a new reset code</Link>
+          </p>
+        </div>
+      )}
+    </AuthCard>
+  );
 }

@@ -1,5 +1,25 @@
-import { PagePlaceholder } from '@/components/PagePlaceholder';
+import { useAppSelector } from '@/app/hooks';
+import { selectUser } from '@/features/auth';
+import { StatCards } from '../components/StatCards';
+import { UserTable } from '../components/UserTable';
+import '@/components/forms.css';
+import '../dashboard.css';
 
+/** /dashboard (product.md §2): welcome, three figures, the user table. */
 export function DashboardPage() {
-  return <PagePlaceholder title="Dashboard" note="Your statistics and the user table are coming soon." />;
+  const user = useAppSelector(selectUser);
+  const isAdmin = user?.role === 'admin';
+  const name = user ? `${user.firstname} ${user.lastname}`.trim() : '';
+
+  return (
+    <div className="dashboard">
+      <title>Dashboard · MediShare</title>
+      <h1 className="page-title">
+        {`Welcome, ${name}`}
+        {isAdmin && ' (admin)'}
+      </h1>
+      <StatCards />
+      <UserTable canDelete={isAdmin} selfId={user?.id} />
+    </div>
+  );
 }

@@ -1,5 +1,68 @@
-import { PagePlaceholder } from '@/components/PagePlaceholder';
+import { useState } from 'react';
+import { useNavigate } from 'react-router';
+import { useAppDispatch } from '@/app/hooks';
+import { Spinner } from '@/components/Spinner';
+import { clearUser, updateUser } from '@/features/auth';
+import { getErrorMessage } from '@/lib/api-client';
+import { useApiGet } from '@/lib/use-api-get';
+import type { ApiResponse, User } from '@/types/api';
+import { DeleteAccountModal } from '../components/DeleteAccountModal';
+import { EditProfileModal } from '../components/EditProfileModal';
+import { ProfileDetails, ProfileSummary } from '../components/ProfileDetails';
+import '../profile.css';
 
+type OpenModal = 'edit' | 'delete' | null;
+
+/** My Profile (product.md §2): GET /api/users/profile, edit and delete. */
 export function ProfilePage() {
-  return <PagePlaceholder title="My Profile" note="Viewing and editing your profile is coming soon." />;
+  const dispatch = useAppDispatch();
+  const navigate = useNavigate();
+  const { data, error, loading } = useApiGet<ApiResponse<User>>('/users/profile');
+  const [saved, setSaved] = useState<User | null>(null);
+  const [modal, setModal] = useState<OpenModal>(null);
+  const user = saved ?? data?.data;
+
+  function onSaved(updated: User) {
+    setSaved(updated);
+    dispatch(updateUser(updated));
+    setModal(null);
+  }
+
+  async function onDeleted() {
+    setModal(null);
+    // Leave the guarded page before the session goes, or its guard would
+    // send the (now signed-out) visitor to /login instead of home.
+    await navigate('/', { replace: true, flushSync: true });
+    dispatch(clearUser());
+  }
+
+  return (
+    <div className="profile-page">
+      <title>My Profile · MediShare</title>
+      <h1 className="page-title">My Profile</h1>
+      {loading && !user && <Spinner label="Loading your profile…" />}
+      {error !== undefined && !user && (
+        <p className="form-error" role="alert">
+          {getErrorMessage(error, 'Your profile could not be loaded. Please try again.')}
+        </p>
+      )}
+      {user && (
+        <>
+          <ProfileSummary user={user}>
+            <button type="button" className="btn btn--primary" onClick={() => setModal('edit')}>
+              Edit Profile
+            </button>
+            <button type="button" className="btn btn--danger-outline" onClick={() => setModal('delete')}>
+              Delete Account
+            </button>
+          </ProfileSummary>
+          <ProfileDetails user={user} />
+          {modal === 'edit' && <EditProfileModal user={user} onClose={() => setModal(null)} onSaved={onSaved} />}
+          {modal === 'delete' && (
+            <DeleteAccountModal onClose={() => setModal(null)} onDeleted={() => void onDeleted()} />
+          )}
+        </>
+      )}
+    </div>
+  );
 }

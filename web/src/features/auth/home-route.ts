@@ -1,0 +1,9 @@
+/** Where a person lands after signing in (product.md §2 and §6). */
+export function homeRouteFor(role: string): string {
+  return role === 'patient' ? '/view-images' : '/dashboard';
+}
+
+/** product.md §9: redirect delays. */
+export const LOGIN_REDIRECT_MS = 2000;
+export const REGISTER_REDIRECT_MS = 1000;
+export const VERIFY_REDIRECT_MS = 1000;

@@ -1,0 +1,42 @@
+import { useEffect } from 'react';
+import { getErrorMessage } from '@/lib/api-client';
+import { notifyError } from '@/lib/notify';
+import { useApiGet } from '@/lib/use-api-get';
+import type { ApiResponse } from '@/types/api';
+import type { DashboardStats } from '../api';
+
+const CARDS: { key: keyof DashboardStats; label: string }[] = [
+  { key: 'totalImages', label: 'Total Images' },
+  { key: 'sharedImages', label: 'Shared Images' },
+  { key: 'totalUsers', label: 'Total Users' },
+];
+
+/** The three figures of GET /api/dashboard/stats. */
+export function StatCards() {
+  const { data, error, loading } = useApiGet<ApiResponse<DashboardStats>>('/dashboard/stats');
+
+  useEffect(() => {
+    if (error !== undefined) notifyError(getErrorMessage(error, 'The statistics could not be loaded.'));
+  }, [error]);
+
+  return (
+    <section aria-labelledby="stats-title" aria-busy={loading}>
+      <h2 id="stats-title" className="visually-hidden">
+        Statistics
+      </h2>
+      <dl className="stat-cards">
+        {CARDS.map((card) => {
+          const value = data?.data?.[card.key];
+          return (
+            <div key={card.key} className="stat-card">
+              <dt className="stat-card__label">{card.label}</dt>
+              <dd className="stat-card__value">
+                {typeof value === 'number' ? value.toLocaleString('en-PK') : loading ? '…' : '—'}
+              </dd>
+            </div>
+          );
+        })}
+      </dl>
+    </section>
+  );
+}

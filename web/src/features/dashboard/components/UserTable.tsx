@@ -1,0 +1,275 @@
+import { useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import { Modal } from '@/components/Modal';
+import { getErrorMessage } from '@/lib/api-client';
+import { fullName, roleLabel } from '@/lib/format';
+import { notifyError, notifySuccess } from '@/lib/notify';
+import { useApiGet } from '@/lib/use-api-get';
+import type { PagedResponse, User } from '@/types/api';
+import { deleteUser } from '../api';
+
+/** product.md §9: user table page sizes, default 5. */
+const PAGE_SIZES = [5, 10, 25];
+const SEARCH_DELAY_MS = 300;
+
+function statusOf(user: User): string {
+  if (user.active === false) return 'Inactive';
+  if (user.verified === false) return 'Unverified';
+  return 'Active';
+}
+
+interface UserTableProps {
+  /** Admins may delete users (product.md §6). */
+  canDelete: boolean;
+  /** The signed-in user's id: nobody deletes themselves from this table. */
+  selfId?: string;
+}
+
+/** The user directory of GET /api/users with search, paging and selection. */
+export function UserTable({ canDelete, selfId }: UserTableProps) {
+  const [page, setPage] = useState(1);
+  const [limit, setLimit] = useState(PAGE_SIZES[0]);
+  const [searchText, setSearchText] = useState('');
+  const [search, setSearch] = useState('');
+  const [version, setVersion] = useState(0);
+  const [selected, setSelected] = useState<Set<string>>(() => new Set());
+  const [toDelete, setToDelete] = useState<User | null>(null);
+  const [deleting, setDeleting] = useState(false);
+  const selectAll = useRef<HTMLInputElement>(null);
+
+  // Wait for a pause in typing before asking the server.
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      setSearch(searchText.trim());
+      setPage(1);
+    }, SEARCH_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [searchText]);
+
+  const params: Record<string, string | number> = { page, limit };
+  if (search) params.search = search;
+  const { data, error, loading } = useApiGet<PagedResponse<User>>('/users', params, version);
+
+  useEffect(() => {
+    if (error !== undefined) notifyError(getErrorMessage(error, 'The users could not be loaded.'));
+  }, [error]);
+
+  const rows = data?.data ?? [];
+  const pagination = data?.pagination;
+  const totalPages = Math.max(1, pagination?.totalPages ?? 1);
+  const currentPage = pagination?.currentPage ?? page;
+  const selectedOnPage = rows.filter((row) => selected.has(row.id)).length;
+  const allOnPage = rows.length > 0 && selectedOnPage === rows.length;
+
+  useEffect(() => {
+    if (selectAll.current) selectAll.current.indeterminate = selectedOnPage > 0 && !allOnPage;
+  }, [selectedOnPage, allOnPage]);
+
+  function toggle(id: string) {
+    setSelected((current) => {
+      const next = new Set(current);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  }
+
+  function toggleAll() {
+    setSelected((current) => {
+      const next = new Set(current);
+      rows.forEach((row) => (allOnPage ? next.delete(row.id) : next.add(row.id)));
+      return next;
+    });
+  }
+
+  async function confirmDelete() {
+    if (!toDelete) return;
+    setDeleting(true);
+    try {
+      const result = await deleteUser(toDelete.id);
+      notifySuccess(result.message || 'User deleted.');
+      setSelected((current) => {
+        const next = new Set(current);
+        next.delete(toDelete.id);
+        return next;
+      });
+      setToDelete(null);
+      // The last row of a later page: show the page before it.
+      if (rows.length === 1 && page > 1) setPage(page - 1);
+      else setVersion((v) => v + 1);
+    } catch (failure) {
+      notifyError(getErrorMessage(failure, 'The user could not be deleted. Please try again.'));
+    } finally {
+      setDeleting(false);
+    }
+  }
+
+  return (
+    <section className="user-table" aria-labelledby="users-title">
+      <div className="user-table__header">
+        <h2 id="users-title" className="user-table__title">
+          Users
+        </h2>
+        <div className="user-table__search">
+          <label htmlFor="user-search">Search users</label>
+          <input
+            id="user-search"
+            type="search"
+            className="field__control"
+            placeholder="Name or email"
+            value={searchText}
+            onChange={(event) => setSearchText(event.target.value)}
+          />
+        </div>
+      </div>
+
+      <p className="user-table__status" aria-live="polite">
+        {loading
+          ? 'Loading users…'
+          : `${pagination?.totalItems ?? rows.length} users${selected.size ? `, ${selected.size} selected` : ''}`}
+      </p>
+
+      <div className="user-table__scroll">
+        <table aria-labelledby="users-title" aria-busy={loading}>
+          <thead>
+            <tr>
+              <th scope="col" className="user-table__check">
+                <input
+                  ref={selectAll}
+                  type="checkbox"
+                  aria-label="Select all users on this page"
+                  checked={allOnPage}
+                  disabled={rows.length === 0}
+                  onChange={toggleAll}
+                />
+              </th>
+              <th scope="col">Name</th>
+              <th scope="col">Email</th>
+              <th scope="col">Username</th>
+              <th scope="col">Role</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.length === 0 && !loading && (
+              <tr>
+                <td colSpan={7} className="user-table__empty">
+                  {error !== undefined ? 'The users could not be loaded.' : 'No users found.'}
+                </td>
+              </tr>
+            )}
+            {rows.map((row) => {
+              const name = fullName(row) || row.username;
+              return (
+                <tr key={row.id} className={selected.has(row.id) ? 'is-selected' : undefined}>
+                  <td className="user-table__check">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${name}`}
+                      checked={selected.has(row.id)}
+                      onChange={() => toggle(row.id)}
+                    />
+                  </td>
+                  <th scope="row">{name}</th>
+                  <td>{row.email}</td>
+                  <td>{row.username}</td>
+                  <td>{roleLabel(row.role)}</td>
+                  <td>
+                    <span className={`status status--${statusOf(row).toLowerCase()}`}>{statusOf(row)}</span>
+                  </td>
+                  <td>
+                    <div className="user-table__actions">
+                      <Link
+                        to={`/user-profile/${encodeURIComponent(row.id)}`}
+                        className="btn btn--outline btn--small"
+                        aria-label={`View ${name}`}
+                      >
+                        View
+                      </Link>
+                      {canDelete && row.id !== selfId && (
+                        <button
+                          type="button"
+                          className="btn btn--danger-outline btn--small"
+                          aria-label={`Delete ${name}`}
+                          onClick={() => setToDelete(row)}
+                        >
+                          Delete
+                        </button>
+                      )}
+                    </div>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+
+      <div className="user-table__pager">
+        <label className="user-table__size">
+          Rows per page
+          <select
+            className="field__control"
+            value={limit}
+            onChange={(event) => {
+              setLimit(Number(event.target.value));
+              setPage(1);
+            }}
+          >
+            {PAGE_SIZES.map((size) => (
+              <option key={size} value={size}>
+                {size}
+              </option>
+            ))}
+          </select>
+        </label>
+        <p className="user-table__page">
+          Page {currentPage} of {totalPages}
+        </p>
+        <div className="user-table__nav">
+          <button
+            type="button"
+            className="btn btn--outline btn--small"
+            disabled={loading || !pagination?.hasPrevPage}
+            onClick={() => setPage(currentPage - 1)}
+          >
+            Previous
+          </button>
+          <button
+            type="button"
+            className="btn btn--outline btn--small"
+            disabled={loading || !pagination?.hasNextPage}
+            onClick={() => setPage(currentPage + 1)}
+          >
+            Next
+          </button>
+        </div>
+      </div>
+
+      {toDelete && (
+        <Modal
+          title="Delete user"
+          onClose={() => !deleting && setToDelete(null)}
+          description={
+            <>
+              Delete <strong>{fullName(toDelete) || toDelete.username}</strong> ({toDelete.email})? The account is
+              deactivated and its profile details are erased; records and audit entries stay.
+            </>
+          }
+        >
+          <div className="modal__actions">
+            <button type="button" className="btn btn--outline" onClick={() => setToDelete(null)} disabled={deleting} data-autofocus>
+              Cancel
+            </button>
+            <button type="button" className="btn btn--danger" onClick={() => void confirmDelete()} disabled={deleting}>
+              {deleting ? 'Deleting…' : 'Delete'}
+            </button>
+          </div>
+        </Modal>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,33 @@
+const ROLE_LABELS: Record<string, string> = {
+  patient: 'Patient',
+  healthProvider: 'Health Provider',
+  admin: 'Admin',
+};
+
+/** A role name as people read it ("healthProvider" -> "Health Provider"). */
+export function roleLabel(role: string | null | undefined): string {
+  if (!role) return 'N/A';
+  return ROLE_LABELS[role] ?? role;
+}
+
+/**
+ * A date in the product's format (product.md §9): en-PK locale, Asia/Karachi
+ * time zone. Accepts 'YYYY-MM-DD' or an RFC 3339 time; anything else is shown
+ * as given.
+ */
+export function formatDate(value: string | null | undefined): string | null {
+  if (!value) return null;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return value;
+  return date.toLocaleDateString('en-PK', { timeZone: 'Asia/Karachi' });
+}
+
+/** The text or 'N/A' when it is missing or blank. */
+export function orNA(value: string | null | undefined): string {
+  return value && value.trim() !== '' ? value : 'N/A';
+}
+
+/** The full name of a user, or '' when neither part is set. */
+export function fullName(user: { firstname?: string | null; lastname?: string | null }): string {
+  return [user.firstname, user.lastname].filter((part) => part && part.trim()).join(' ');
+}

@@ -1,0 +1,4 @@
+/** A pragmatic email check: something@something.tld, no spaces. */
+export function isEmail(value: string): boolean {
+  return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim());
+}
