@@ -204,4 +204,15 @@ test.describe('accounts', () => {
     await page.goto('/profile');
     await expect(page).toHaveURL(/\/login$/);
   });
+
+  test('names and bios holding HTML are shown as text, never run', async ({ page }) => {
+    const markup = '<img src=x onerror="window.__xss=1">';
+    const user = await createVerifiedUser(page.request, newUser({ firstname: markup, role: 'patient' }));
+    await signIn(page, user);
+    await page.goto('/profile');
+    await expect(page.getByRole('heading', { name: 'My Profile' })).toBeVisible();
+    await expect(page.getByText(markup).first()).toBeVisible();
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    await expect(page.locator('main img[src="x"]')).toHaveCount(0);
+  });
 });
