@@ -1,12 +1,12 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { TextField } from '@/components/Field';
-import { PasswordField } from '@/components/PasswordField';
 import { getErrorMessages } from '@/lib/api-client';
 import { notifyErrors, notifySuccess } from '@/lib/notify';
 import { isEmail } from '@/lib/validation';
 import { requestPasswordReset, resetPasswordWithCode } from '../api';
 import { AuthCard } from '../components/AuthCard';
+import { NewPasswordFields } from '../components/NewPasswordFields';
 import { OtpInput } from '../components/OtpInput';
 
 /** product.md §9: forgot-password code length. */
@@ -155,22 +155,13 @@ export function ForgotPasswordPage() {
               invalid={error === 'Please enter a valid 6-digit OTP.'}
             />
           </div>
-          <PasswordField
-            id="forgot-new-password"
-            label="New password"
-            autoComplete="new-password"
-            hint="8 to 128 characters."
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-            aria-describedby={errorId}
-          />
-          <PasswordField
-            id="forgot-confirm-password"
-            label="Confirm new password"
-            autoComplete="new-password"
-            value={confirmation}
-            onChange={(event) => setConfirmation(event.target.value)}
-            aria-describedby={errorId}
+          <NewPasswordFields
+            idPrefix="forgot-new"
+            password={password}
+            confirmation={confirmation}
+            onPasswordChange={setPassword}
+            onConfirmationChange={setConfirmation}
+            errorId={errorId}
           />
           {errorText}
           <button type="submit" className="btn btn--primary auth-form__submit" disabled={busy}>

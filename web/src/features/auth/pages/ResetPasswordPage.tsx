@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { PasswordField } from '@/components/PasswordField';
 import { getErrorMessage } from '@/lib/api-client';
 import { notifySuccess } from '@/lib/notify';
 import { resetPasswordWithToken } from '../api';
 import { AuthCard } from '../components/AuthCard';
+import { NewPasswordFields } from '../components/NewPasswordFields';
 
 /** /reset-password?token=...: the link of the reset mail (api.md). */
 export function ResetPasswordPage() {
@@ -53,22 +53,13 @@ export function ResetPasswordPage() {
     >
       {token ? (
         <form className="auth-form" noValidate onSubmit={onSubmit} aria-label="Choose a new password">
-          <PasswordField
-            id="reset-password"
-            label="New password"
-            autoComplete="new-password"
-            hint="8 to 128 characters."
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-            aria-describedby={errorId}
-          />
-          <PasswordField
-            id="reset-confirm-password"
-            label="Confirm new password"
-            autoComplete="new-password"
-            value={confirmation}
-            onChange={(event) => setConfirmation(event.target.value)}
-            aria-describedby={errorId}
+          <NewPasswordFields
+            idPrefix="reset"
+            password={password}
+            confirmation={confirmation}
+            onPasswordChange={setPassword}
+            onConfirmationChange={setConfirmation}
+            errorId={errorId}
           />
           {error && (
             <p className="form-error" id="reset-error" role="alert">
