@@ -26,6 +26,24 @@ type AuditLog struct {
 	Hash      []byte
 }
 
+type Image struct {
+	ID          uuid.UUID
+	UploaderID  uuid.UUID
+	PatientID   uuid.UUID
+	Caption     string
+	ContentType string
+	FileName    string
+	Size        int64
+	Sha256      []byte
+	BlobKey     string
+	WrappedKey  []byte
+	KeyID       []byte
+	Width       int32
+	Height      int32
+	Dicom       []byte
+	CreatedAt   time.Time
+}
+
 type OneTimeCode struct {
 	ID        uuid.UUID
 	UserID    uuid.UUID

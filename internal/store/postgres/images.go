@@ -1,0 +1,142 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/store/postgres/db"
+)
+
+// CreateImage records an uploaded file; call it after its contents are stored (S24).
+// Errors: EINVALID, ECONFLICT.
+func (s *Store) CreateImage(ctx context.Context, im domain.Image) error {
+	id, err := parseID(im.ID)
+	if err != nil {
+		return err
+	}
+	uploader, err := parseID(im.UploadedBy.ID)
+	if err != nil {
+		return err
+	}
+	patient, err := parseID(im.Patient.ID)
+	if err != nil {
+		return err
+	}
+	var facts []byte
+	if im.DICOM != nil {
+		if facts, err = json.Marshal(im.DICOM); err != nil {
+			return err
+		}
+	}
+	return translate(s.q(ctx).CreateImage(ctx, db.CreateImageParams{
+		ID: id, UploaderID: uploader, PatientID: patient, Caption: im.Caption, ContentType: im.ContentType,
+		FileName: im.FileName, Size: im.Size, Sha256: im.SHA256, BlobKey: im.BlobKey, WrappedKey: im.WrappedKey,
+		KeyID: im.KeyID, Width: int32(im.Width), Height: int32(im.Height), Dicom: facts,
+	}))
+}
+
+func toImage(i db.Image, upFirst, upLast, paFirst, paLast string) domain.Image {
+	im := domain.Image{
+		ID: i.ID.String(), Caption: i.Caption, ContentType: i.ContentType, FileName: i.FileName, Size: i.Size,
+		SHA256: i.Sha256, BlobKey: i.BlobKey, WrappedKey: i.WrappedKey, KeyID: i.KeyID,
+		Width: int(i.Width), Height: int(i.Height), CreatedAt: i.CreatedAt,
+		UploadedBy: domain.Person{ID: i.UploaderID.String(), Firstname: upFirst, Lastname: upLast},
+		Patient:    domain.Person{ID: i.PatientID.String(), Firstname: paFirst, Lastname: paLast},
+	}
+	if len(i.Dicom) > 0 {
+		var facts domain.DICOMFacts
+		if json.Unmarshal(i.Dicom, &facts) == nil {
+			im.DICOM = &facts
+		}
+	}
+	return im
+}
+
+// Image returns one image. Errors: ENOTFOUND.
+func (s *Store) Image(ctx context.Context, id string) (domain.Image, error) {
+	uid, err := parseID(id)
+	if err != nil {
+		return domain.Image{}, err
+	}
+	r, err := s.q(ctx).GetImage(ctx, uid)
+	if err != nil {
+		return domain.Image{}, translate(err)
+	}
+	return toImage(r.Image, r.UploaderFirstname, r.UploaderLastname, r.PatientFirstname, r.PatientLastname), nil
+}
+
+// Images returns one page of the images uploadedBy uploaded, or of all
+// images when uploadedBy is empty, newest first, with the total count.
+func (s *Store) Images(ctx context.Context, uploadedBy string, page domain.Page) ([]domain.Image, int, error) {
+	scope := "all"
+	if uploadedBy != "" {
+		scope = "uploader"
+	}
+	rows, err := s.q(ctx).ListImages(ctx, db.ListImagesParams{
+		Scope: scope, UserID: optionalID(uploadedBy).Bytes, PageLimit: int32(page.Limit), PageOffset: int32(page.Offset()),
+	})
+	if err != nil {
+		return nil, 0, translate(err)
+	}
+	out := make([]domain.Image, len(rows))
+	total := 0
+	for i, r := range rows {
+		out[i] = toImage(r.Image, r.UploaderFirstname, r.UploaderLastname, r.PatientFirstname, r.PatientLastname)
+		total = int(r.Total)
+	}
+	if len(rows) == 0 {
+		n, err := s.q(ctx).CountImages(ctx, db.CountImagesParams{Scope: scope, UserID: optionalID(uploadedBy).Bytes})
+		if err != nil {
+			return nil, 0, translate(err)
+		}
+		total = int(n)
+	}
+	return out, total, nil
+}
+
+// DeleteImage removes an image's record and returns the key of its contents,
+// which the caller deletes afterwards (S24). Errors: ENOTFOUND.
+func (s *Store) DeleteImage(ctx context.Context, id string) (string, error) {
+	uid, err := parseID(id)
+	if err != nil {
+		return "", err
+	}
+	key, err := s.q(ctx).DeleteImage(ctx, uid)
+	return key, translate(err)
+}
+
+// BlobReferenced reports whether an image record points at the blob key.
+func (s *Store) BlobReferenced(ctx context.Context, key string) (bool, error) {
+	ok, err := s.q(ctx).BlobKeyReferenced(ctx, key)
+	return ok, translate(err)
+}
+
+// WrappedKey is one image's content key as stored.
+type WrappedKey struct {
+	ImageID string
+	Wrapped []byte
+	KeyID   []byte
+}
+
+// KeysNotUnder returns up to 500 images whose key is wrapped by another master key than currentKeyID.
+func (s *Store) KeysNotUnder(ctx context.Context, currentKeyID []byte) ([]WrappedKey, error) {
+	rows, err := s.q(ctx).ListWrappedKeys(ctx, currentKeyID)
+	if err != nil {
+		return nil, translate(err)
+	}
+	out := make([]WrappedKey, len(rows))
+	for i, r := range rows {
+		out[i] = WrappedKey{ImageID: r.ID.String(), Wrapped: r.WrappedKey, KeyID: r.KeyID}
+	}
+	return out, nil
+}
+
+// SetWrappedKey stores an image's re-wrapped content key.
+func (s *Store) SetWrappedKey(ctx context.Context, imageID string, wrapped, keyID []byte) error {
+	uid, err := parseID(imageID)
+	if err != nil {
+		return err
+	}
+	return translate(s.q(ctx).SetWrappedKey(ctx, db.SetWrappedKeyParams{ID: uid, WrappedKey: wrapped, KeyID: keyID}))
+}
