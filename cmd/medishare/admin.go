@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"flag"
 	"fmt"
 	"io"
@@ -90,5 +91,62 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 		return fmt.Errorf("audit log broken at entry %d (checked %d entries): an entry was changed or removed", report.FirstBrokenID, report.Checked)
 	}
 	fmt.Fprintf(stdout, "audit log intact: %d entries checked\n", report.Checked)
+	return nil
+}
+
+// keysCommand runs `medishare keys rotate --old-key-file F`: every file key
+// still wrapped by the old master key is re-wrapped by the current one
+// (MEDISHARE_MASTER_KEY); contents are not touched.
+func keysCommand(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "rotate" {
+		return fmt.Errorf("keys needs the rotate command: %w", errUsage)
+	}
+	fs := flag.NewFlagSet("keys rotate", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	oldFile := fs.String("old-key-file", "", "file holding the previous master key (base64)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return fmt.Errorf("%v: %w", err, errUsage)
+	}
+	if *oldFile == "" {
+		return fmt.Errorf("keys rotate needs --old-key-file: %w", errUsage)
+	}
+	b, err := os.ReadFile(*oldFile)
+	if err != nil {
+		return err
+	}
+	oldKey, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(b)))
+	if err != nil {
+		return fmt.Errorf("%s: not base64", *oldFile)
+	}
+	old, err := secure.NewEnvelope(oldKey)
+	if err != nil {
+		return err
+	}
+	app, err := open(ctx, getenv, io.Discard)
+	if err != nil {
+		return err
+	}
+	defer app.close()
+	rotated := 0
+	for {
+		batch, err := app.store.KeysNotUnder(ctx, app.keys.KeyID())
+		if err != nil {
+			return err
+		}
+		if len(batch) == 0 {
+			break
+		}
+		for _, k := range batch {
+			wrapped, err := app.keys.Rewrap(old, k.Wrapped, k.ImageID)
+			if err != nil {
+				return fmt.Errorf("image %s: its key is wrapped by neither the old nor the current master key", k.ImageID)
+			}
+			if err := app.store.SetWrappedKey(ctx, k.ImageID, wrapped, app.keys.KeyID()); err != nil {
+				return err
+			}
+			rotated++
+		}
+	}
+	fmt.Fprintf(stdout, "re-wrapped %d file keys under the current master key\n", rotated)
 	return nil
 }

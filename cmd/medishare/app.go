@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/medishare/medishare/internal/blob"
 	"github.com/medishare/medishare/internal/config"
 	"github.com/medishare/medishare/internal/mail"
 	"github.com/medishare/medishare/internal/secure"
@@ -24,6 +25,15 @@ type app struct {
 	outbox *service.Outbox
 	auth   *service.AuthService
 	users  *service.UserService
+	images *service.ImageService
+	blobs  blobStore
+	keys   *secure.Envelope
+}
+
+// blobStore is the content store with its health check.
+type blobStore interface {
+	service.ContentStore
+	Ping(ctx context.Context) error
 }
 
 // open loads the configuration, applies migrations and builds the services.
@@ -57,6 +67,16 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 		db.Close()
 		return nil, err
 	}
+	envelope, err := secure.NewEnvelope(cfg.MasterKey)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	blobs, err := newBlobStore(ctx, cfg)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 
 	store := postgres.NewStore(db)
 	passwords := secure.NewPasswords(4)
@@ -65,9 +85,20 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 	templates := mail.Templates{PublicURL: cfg.PublicURL}
 	return &app{
 		cfg: cfg, logger: logger, db: db, store: store, outbox: outbox,
-		auth:  service.NewAuthService(store, passwords, keys, service.NewTokens(cfg.JWTSecret, cfg.PublicURL, now), outbox, templates, now),
-		users: service.NewUserService(store, passwords, now),
+		auth:   service.NewAuthService(store, passwords, keys, service.NewTokens(cfg.JWTSecret, cfg.PublicURL, now), outbox, templates, now),
+		users:  service.NewUserService(store, passwords, now),
+		images: service.NewImageService(store, blobs, envelope, keys.Subkey("signed-urls"), logger, now),
+		blobs:  blobs,
+		keys:   envelope,
 	}, nil
+}
+
+// newBlobStore keeps contents in the data folder, or in the S3 bucket.
+func newBlobStore(ctx context.Context, cfg *config.Config) (blobStore, error) {
+	if cfg.Storage == "s3" {
+		return nil, fmt.Errorf("MEDISHARE_STORAGE=s3 is not available in this version yet; use fs")
+	}
+	return blob.NewFS(filepath.Join(cfg.DataDir, "blobs"))
 }
 
 // newMailer sends through SMTP when a relay is configured, in any

@@ -4,6 +4,7 @@
 //	medishare migrate up|down|status
 //	medishare admin create --email E --firstname F --lastname L [--password-file P]
 //	medishare audit verify
+//	medishare keys rotate --old-key-file F
 //	medishare version
 package main
 
@@ -32,6 +33,8 @@ commands:
   admin create --email E --firstname F --lastname L [--username U] [--password-file P]
                              create a confirmed admin; prints a generated password once
   audit verify               check the audit log's hash chain
+  keys rotate --old-key-file F
+                             re-wrap every file key under the current MEDISHARE_MASTER_KEY
   version                    print the version
 
 Settings come from the environment; see README.md.
@@ -63,6 +66,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return adminCommand(ctx, args, getenv, stdout)
 	case "audit":
 		return auditCommand(ctx, args, getenv, stdout)
+	case "keys":
+		return keysCommand(ctx, args, getenv, stdout)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "medishare", version)
 		return nil

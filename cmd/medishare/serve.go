@@ -8,11 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/medishare/medishare/internal/blob"
 	"github.com/medishare/medishare/internal/httpapi"
 	"github.com/medishare/medishare/web"
 )
@@ -40,17 +38,11 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 		}
 	}
 
-	if cfg.Storage != "fs" {
-		return errors.New("MEDISHARE_STORAGE=s3 is not available in this version yet; use fs")
-	}
-	blobs, err := blob.NewFS(filepath.Join(cfg.DataDir, "blobs"))
-	if err != nil {
-		return err
-	}
+	go collectOrphans(ctx, a)
 
 	readiness := httpapi.NewReadiness(
 		httpapi.Check{Name: "database", Ping: a.db.Ping},
-		httpapi.Check{Name: "storage", Ping: blobs.Ping},
+		httpapi.Check{Name: "storage", Ping: a.blobs.Ping},
 	)
 	secure := strings.HasPrefix(cfg.PublicURL, "https://")
 	handler := httpapi.NewRouter(httpapi.Deps{
@@ -62,6 +54,7 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 		WebApp:         web.Dist(),
 		Auth:           a.auth,
 		Users:          a.users,
+		Images:         a.images,
 		Audit:          a.store,
 	})
 
@@ -94,4 +87,24 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// collectOrphans runs the janitor every ten minutes until ctx ends: contents
+// that an interrupted upload left without a record are removed after an hour
+// (S24). Several instances may run it at once; removals are idempotent.
+func collectOrphans(ctx context.Context, a *app) {
+	ticker := time.NewTicker(10 * time.Minute)
+	defer ticker.Stop()
+	for {
+		if n, err := a.images.CollectOrphans(ctx); err != nil {
+			a.logger.Warn("janitor", "err", err)
+		} else if n > 0 {
+			a.logger.Info("janitor removed unreferenced contents", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
 }

@@ -25,6 +25,7 @@ type Deps struct {
 	SecureCookies  bool  // the public address is https
 	Auth           *service.AuthService
 	Users          *service.UserService
+	Images         *service.ImageService
 	Audit          service.AuditWriter
 }
 
@@ -32,6 +33,7 @@ type Deps struct {
 type api struct {
 	auth          *service.AuthService
 	users         *service.UserService
+	images        *service.ImageService
 	audit         service.AuditWriter
 	secureCookies bool
 }
@@ -49,14 +51,20 @@ func NewRouter(d Deps) http.Handler {
 	r.Get("/healthz", d.Readiness.healthz)
 	r.Get("/readyz", d.Readiness.readyz)
 
-	a := &api{auth: d.Auth, users: d.Users, audit: d.Audit, secureCookies: d.SecureCookies}
+	a := &api{auth: d.Auth, users: d.Users, images: d.Images, audit: d.Audit, secureCookies: d.SecureCookies}
 	r.Route("/api", func(r chi.Router) {
 		if d.Auth != nil {
 			a.mountAuth(r)
 			r.Group(func(r chi.Router) {
 				r.Use(a.requireAuth)
 				a.mountUsers(r)
+				if d.Images != nil {
+					a.mountImages(r)
+				}
 			})
+			if d.Images != nil {
+				a.mountImageContent(r)
+			}
 		}
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, domain.Errorf(domain.ENOTFOUND, "Not found."))

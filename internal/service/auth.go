@@ -645,3 +645,17 @@ func (s *AuthService) CreateAccount(ctx context.Context, email, username, passwo
 	}
 	return user, err
 }
+
+// SessionPrincipal returns the caller behind a live session, for requests
+// that prove their session another way than a bearer token (signed URLs).
+// Errors: EUNAUTHENTICATED.
+func (s *AuthService) SessionPrincipal(ctx context.Context, sessionID string) (*domain.Principal, error) {
+	p, err := s.store.Principal(ctx, sessionID)
+	if domain.ErrorKind(err) == domain.ENOTFOUND {
+		return nil, errInvalidToken
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}

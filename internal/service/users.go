@@ -21,7 +21,8 @@ type UserStore interface {
 	RevokeUserSessions(ctx context.Context, userID, exceptSessionID, reason string) error
 	ListUsers(ctx context.Context, scope, callerID, role, search string, page domain.Page) ([]domain.User, int, error)
 	CountUsers(ctx context.Context) (int, error)
-	CountActivePatients(ctx context.Context) (int, error)
+	CountImages(ctx context.Context, uploadedBy string) (int, error)
+	CountPatientsOf(ctx context.Context, uploaderID string) (int, error)
 	Roles(ctx context.Context) ([]domain.RoleInfo, error)
 	Permissions(ctx context.Context) ([]domain.PermissionInfo, error)
 }
@@ -267,20 +268,25 @@ type Stats struct {
 	TotalImages, SharedImages, TotalUsers int
 }
 
-// Stats returns the dashboard counts: the whole system for admins; for
-// providers, their patients. Image counts are zero until the images feature.
+// Stats returns the dashboard counts: the whole system for admins; a
+// provider's own uploads and own patients (those they uploaded for). Shared
+// images are counted by the sharing feature. Errors: EFORBIDDEN.
 func (s *UserService) Stats(ctx context.Context, p *domain.Principal) (Stats, error) {
-	var n int
+	var st Stats
 	var err error
 	switch p.User.Role {
 	case domain.RoleAdmin:
-		n, err = s.store.CountUsers(ctx)
+		if st.TotalUsers, err = s.store.CountUsers(ctx); err == nil {
+			st.TotalImages, err = s.store.CountImages(ctx, "")
+		}
 	case domain.RoleProvider:
-		n, err = s.store.CountActivePatients(ctx)
+		if st.TotalUsers, err = s.store.CountPatientsOf(ctx, p.User.ID); err == nil {
+			st.TotalImages, err = s.store.CountImages(ctx, p.User.ID)
+		}
 	default:
 		return Stats{}, domain.Errorf(domain.EFORBIDDEN, "The dashboard is for providers and admins.")
 	}
-	return Stats{TotalUsers: n}, err
+	return st, err
 }
 
 // Roles lists roles with their permissions. Errors: EFORBIDDEN.

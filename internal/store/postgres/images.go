@@ -140,3 +140,23 @@ func (s *Store) SetWrappedKey(ctx context.Context, imageID string, wrapped, keyI
 	}
 	return translate(s.q(ctx).SetWrappedKey(ctx, db.SetWrappedKeyParams{ID: uid, WrappedKey: wrapped, KeyID: keyID}))
 }
+
+// CountImages counts the images uploadedBy uploaded, or all images when it is empty.
+func (s *Store) CountImages(ctx context.Context, uploadedBy string) (int, error) {
+	scope := "all"
+	if uploadedBy != "" {
+		scope = "uploader"
+	}
+	n, err := s.q(ctx).CountImages(ctx, db.CountImagesParams{Scope: scope, UserID: optionalID(uploadedBy).Bytes})
+	return int(n), translate(err)
+}
+
+// CountPatientsOf counts the patients a provider uploaded images for.
+func (s *Store) CountPatientsOf(ctx context.Context, uploaderID string) (int, error) {
+	uid, err := parseID(uploaderID)
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.q(ctx).CountPatientsOfUploader(ctx, uid)
+	return int(n), translate(err)
+}

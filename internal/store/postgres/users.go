@@ -183,9 +183,3 @@ func (s *Store) CountUsers(ctx context.Context) (int, error) {
 	n, err := s.q(ctx).CountUsers(ctx)
 	return int(n), translate(err)
 }
-
-// CountActivePatients counts active patient accounts.
-func (s *Store) CountActivePatients(ctx context.Context) (int, error) {
-	n, err := s.q(ctx).CountActivePatients(ctx)
-	return int(n), translate(err)
-}

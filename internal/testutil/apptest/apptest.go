@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/emersion/go-smtp"
 
+	"github.com/medishare/medishare/internal/blob"
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/httpapi"
 	"github.com/medishare/medishare/internal/mail"
@@ -53,6 +55,8 @@ type App struct {
 	Outbox  *service.Outbox
 	Clock   *Clock
 	Tokens  *service.Tokens
+	Images  *service.ImageService
+	BlobDir string // where the FS blob store keeps contents
 }
 
 // Clock is a settable clock; it follows the real time until Set.
@@ -102,13 +106,24 @@ func New(t testing.TB) *App {
 	tokens := service.NewTokens(JWTSecret, "http://medishare.test", clock.Now)
 	auth := service.NewAuthService(store, passwords, keys, tokens, outbox, mail.Templates{PublicURL: "http://medishare.test"}, clock.Now)
 	users := service.NewUserService(store, passwords, clock.Now)
+	blobDir := t.TempDir()
+	blobs, err := blob.NewFS(blobDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	envelope, err := secure.NewEnvelope(MasterKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	images := service.NewImageService(store, blobs, envelope, keys.Subkey("signed-urls"), logger, clock.Now)
 	router := httpapi.NewRouter(httpapi.Deps{
 		Logger: logger, Readiness: httpapi.NewReadiness(), WebApp: fstest.MapFS{},
-		Auth: auth, Users: users, Audit: store,
+		Auth: auth, Users: users, Images: images, Audit: store,
 	})
 	srv := httptest.NewServer(router)
 	t.Cleanup(srv.Close)
-	return &App{URL: srv.URL, Store: store, DB: db, Mailbox: box, Outbox: outbox, Clock: clock, Tokens: tokens}
+	return &App{URL: srv.URL, Store: store, DB: db, Mailbox: box, Outbox: outbox, Clock: clock, Tokens: tokens,
+		Images: images, BlobDir: blobDir}
 }
 
 // Response is an answer, with its JSON body decoded when there is one.
@@ -135,6 +150,61 @@ func (r *Response) List() []map[string]any {
 	return out
 }
 
+// Upload sends a multipart upload: fields in order, the file where "file" is named.
+func (c *Client) Upload(t testing.TB, fields [][2]string, fileName string, content []byte) *Response {
+	t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for _, f := range fields {
+		if f[0] == "file" {
+			fw, err := w.CreateFormFile("file", fileName)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fw.Write(content)
+			continue
+		}
+		w.WriteField(f[0], f[1])
+	}
+	w.Close()
+	return c.Send(t, "POST", "/api/upload/image", w.FormDataContentType(), &buf)
+}
+
+// Send sends a request with a raw body.
+func (c *Client) Send(t testing.TB, method, path, contentType string, body io.Reader) *Response {
+	t.Helper()
+	req, err := http.NewRequest(method, c.app.URL+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	return c.send(t, req)
+}
+
+// Get fetches a path (or a server-relative URL) with optional headers and returns the raw answer.
+func (c *Client) Get(t testing.TB, path string, header map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest("GET", c.app.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
 // Client is one browser: it keeps cookies.
 type Client struct {
 	app   *App
@@ -148,6 +218,9 @@ func (a *App) Client() *Client {
 	jar, _ := cookiejar.New(nil)
 	return &Client{app: a, http: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
 }
+
+// BaseURL is the server's address.
+func (c *Client) BaseURL() string { return c.app.URL }
 
 // SetCookie gives the client a cookie for the API.
 func (c *Client) SetCookie(t testing.TB, name, value string) {
@@ -181,6 +254,11 @@ func (c *Client) Do(t testing.TB, method, path string, body any) *Response {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	return c.send(t, req)
+}
+
+func (c *Client) send(t testing.TB, req *http.Request) *Response {
+	t.Helper()
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}

@@ -38,6 +38,17 @@ func (q *Queries) CountImages(ctx context.Context, arg CountImagesParams) (int64
 	return count, err
 }
 
+const countPatientsOfUploader = `-- name: CountPatientsOfUploader :one
+SELECT count(DISTINCT patient_id) FROM images WHERE uploader_id = $1
+`
+
+func (q *Queries) CountPatientsOfUploader(ctx context.Context, uploaderID uuid.UUID) (int64, error) {
+	row := q.db.QueryRow(ctx, countPatientsOfUploader, uploaderID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const createImage = `-- name: CreateImage :exec
 INSERT INTO images (id, uploader_id, patient_id, caption, content_type, file_name, size, sha256,
                     blob_key, wrapped_key, key_id, width, height, dicom)

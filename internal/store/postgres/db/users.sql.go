@@ -23,17 +23,6 @@ func (q *Queries) CountActiveAdmins(ctx context.Context) (int64, error) {
 	return count, err
 }
 
-const countActivePatients = `-- name: CountActivePatients :one
-SELECT count(*) FROM users WHERE deleted_at IS NULL AND active AND role = 'patient'
-`
-
-func (q *Queries) CountActivePatients(ctx context.Context) (int64, error) {
-	row := q.db.QueryRow(ctx, countActivePatients)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
 const countUsers = `-- name: CountUsers :one
 SELECT count(*) FROM users WHERE deleted_at IS NULL
 `

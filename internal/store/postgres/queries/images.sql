@@ -40,3 +40,6 @@ SELECT id, wrapped_key, key_id FROM images WHERE key_id <> @current_key_id ORDER
 
 -- name: SetWrappedKey :exec
 UPDATE images SET wrapped_key = @wrapped_key, key_id = @key_id WHERE id = @id;
+
+-- name: CountPatientsOfUploader :one
+SELECT count(DISTINCT patient_id) FROM images WHERE uploader_id = $1;

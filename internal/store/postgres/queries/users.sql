@@ -82,6 +82,3 @@ LIMIT @page_limit OFFSET @page_offset;
 
 -- name: CountUsers :one
 SELECT count(*) FROM users WHERE deleted_at IS NULL;
-
--- name: CountActivePatients :one
-SELECT count(*) FROM users WHERE deleted_at IS NULL AND active AND role = 'patient';

@@ -1,0 +1,124 @@
+package medimg
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/medishare/medishare/internal/domain"
+)
+
+// Info is what an upload's contents tell about themselves.
+type Info struct {
+	ContentType   string
+	Width, Height int        // images; DICOM rows/columns
+	DICOM         *DICOMInfo // nil unless DICOM
+}
+
+// DICOMInfo holds the allow-listed header fields; nothing that identifies a
+// patient is ever copied here (S17).
+type DICOMInfo struct {
+	Modality, BodyPart, StudyDescription string // trimmed, at most 64 characters
+	Rows, Columns, Frames                int
+	HasPixels                            bool
+	TransferSyntax                       string // UID as declared in the file meta group
+}
+
+// Clean reads src completely and writes the stored form to dst as it reads,
+// in memory that does not grow with the file, validating the structure on
+// the way: DICOM gets its preamble zeroed and its header parsed under bounds,
+// JPEG and PNG lose their metadata without re-encoding, PDF is copied.
+//
+// Errors: EUNSUPPORTED (invalid-type message) for an unknown content type or
+// a stream that is not well-formed for its type; EVALIDATION "The image is
+// too large to process." for images over the dimension limits; EVALIDATION
+// "The DICOM file is damaged or incomplete." for DICOM that does not parse.
+// Read errors from src and write errors to dst are returned wrapped (%w), so
+// the caller can still recognise, for example, a body-size limit.
+func Clean(dst io.Writer, src io.Reader, contentType string) (info Info, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			info, err = Info{}, domain.Wrap(domain.EINTERNAL, fmt.Errorf("medimg: panic in Clean: %v", r), "Internal server error.")
+		}
+	}()
+	switch contentType {
+	case JPEG:
+		return cleanJPEG(dst, src)
+	case PNG:
+		return cleanPNG(dst, src)
+	case PDF:
+		return cleanPDF(dst, src)
+	case DICOM:
+		return cleanDICOM(dst, src)
+	}
+	return Info{}, errInvalidType()
+}
+
+// cleanPDF checks the header and copies the rest untouched; PDFs are stored
+// and downloaded, never rendered by the server.
+func cleanPDF(dst io.Writer, src io.Reader) (Info, error) {
+	head := make([]byte, len(magicPDF))
+	if _, err := io.ReadFull(src, head); err != nil {
+		return Info{}, readErr(err)
+	}
+	if !bytes.Equal(head, magicPDF) {
+		return Info{}, errInvalidType()
+	}
+	if _, err := dst.Write(head); err != nil {
+		return Info{}, writeErr(err)
+	}
+	if err := copyStream(dst, src); err != nil {
+		return Info{}, err
+	}
+	return Info{ContentType: PDF}, nil
+}
+
+// copyStream copies src to dst with a fixed buffer, keeping read and write
+// errors apart.
+func copyStream(dst io.Writer, src io.Reader) error {
+	buf := make([]byte, copyBufSize)
+	for {
+		n, rerr := src.Read(buf)
+		if n > 0 {
+			if _, err := dst.Write(buf[:n]); err != nil {
+				return writeErr(err)
+			}
+		}
+		if rerr == io.EOF {
+			return nil
+		}
+		if rerr != nil {
+			return fmt.Errorf("medimg: read upload: %w", rerr)
+		}
+	}
+}
+
+// readErr turns an early end of the stream into the invalid-type error (the
+// file is not a complete file of its type) and passes other read errors on.
+func readErr(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errInvalidType()
+	}
+	return fmt.Errorf("medimg: read upload: %w", err)
+}
+
+func writeErr(err error) error { return fmt.Errorf("medimg: write stored form: %w", err) }
+
+// flush finishes a buffered writer, reporting its error as a write error.
+func flush(bw *bufio.Writer) error {
+	if err := bw.Flush(); err != nil {
+		return writeErr(err)
+	}
+	return nil
+}
+
+// drain reads what follows the logical end of a file and throws it away, so
+// nothing appended to an image (a ZIP, a script) reaches storage.
+func drain(r io.Reader) error {
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return fmt.Errorf("medimg: read upload: %w", err)
+	}
+	return nil
+}

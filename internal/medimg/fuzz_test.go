@@ -1,0 +1,92 @@
+package medimg
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/medishare/medishare/internal/domain"
+)
+
+// Small fixtures make useful seeds; the large ones only slow the fuzzer.
+var fuzzFixtures = []string{
+	"CT_small.dcm", "MR_small.dcm", "MR_small_implicit.dcm", "MR_small_bigendian.dcm",
+	"MR_small_RLE.dcm", "JPEG-lossy.dcm", "JPEG2000.dcm", "SC_rgb_jpeg.dcm",
+	"SC_rgb_small_odd.dcm", "ExplVR_BigEnd.dcm", "image_dfl.dcm", "rtplan.dcm",
+	"test-SR.dcm", "MR_truncated.dcm", "no_meta.dcm",
+}
+
+func FuzzDetect(f *testing.F) {
+	f.Add(encodeJPEG(f, testImage(4, 4))[:132], "a.jpg")
+	f.Add(encodePNG(f, testImage(4, 4)), "a.png")
+	f.Add([]byte(minimalPDF), "a.pdf")
+	f.Add(syntheticDICOM(2, 2, "X")[:132], "a.dcm")
+	f.Add([]byte{}, "")
+	f.Add([]byte("text"), "../../etc/passwd\x00\x1b[31m.png")
+	f.Add([]byte("x"), "a\u202egnp.exe")
+	f.Fuzz(func(t *testing.T, head []byte, name string) {
+		ct, err := Detect(head, name)
+		if err != nil {
+			if domain.ErrorKind(err) != domain.EUNSUPPORTED || domain.ErrorMessage(err) != msgInvalidType {
+				t.Fatalf("unexpected error %v", err)
+			}
+		} else if ct != JPEG && ct != PNG && ct != PDF && ct != DICOM {
+			t.Fatalf("unknown type %q", ct)
+		}
+
+		clean := CleanName(name)
+		if clean == "" || len(clean) > maxNameSize || !utf8.ValidString(clean) ||
+			strings.ContainsAny(clean, `/\`) || clean == "." || clean == ".." ||
+			clean != strings.TrimSpace(clean) {
+			t.Fatalf("CleanName(%q) = %q", name, clean)
+		}
+		for _, r := range clean {
+			if unicode.IsControl(r) || isInvisibleFormat(r) {
+				t.Fatalf("CleanName(%q) kept %U", name, r)
+			}
+		}
+	})
+}
+
+// FuzzClean feeds every input to Clean as each type and previews what Clean
+// accepts: nothing may panic or hang, and every refusal is a domain error of
+// an expected kind.
+func FuzzClean(f *testing.F) {
+	for _, name := range fuzzFixtures {
+		f.Add(readFixture(f, name))
+	}
+	f.Add(withSegmentsAfterSOI(encodeJPEG(f, testImage(16, 16)), exifSegment()))
+	f.Add(insertPNGChunk(encodePNG(f, testImage(16, 16)), pngChunk("tEXt", []byte("a\x00b"))))
+	f.Add(bombPNG(50000, 50000))
+	f.Add([]byte(minimalPDF))
+	f.Add(syntheticDICOM(8, 8, "Doe^John"))
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, ct := range []string{JPEG, PNG, PDF, DICOM} {
+			var stored bytes.Buffer
+			info, err := Clean(&stored, bytes.NewReader(data), ct)
+			if err != nil {
+				if k := domain.ErrorKind(err); k != domain.EUNSUPPORTED && k != domain.EVALIDATION {
+					t.Fatalf("Clean as %s: unexpected error %v", ct, err)
+				}
+				continue
+			}
+			if ct == DICOM && (len(stored.Bytes()) < 132 || !bytes.Equal(stored.Bytes()[:128], make([]byte, 128))) {
+				t.Fatal("DICOM preamble not zeroed")
+			}
+			// Decoding allocates for the claimed size; keep fuzzing iterations small.
+			if int64(info.Width)*int64(info.Height) > 1<<20 {
+				continue
+			}
+			err = Preview(io.Discard, bytes.NewReader(stored.Bytes()), int64(stored.Len()), ct, 32)
+			if err != nil {
+				if k := domain.ErrorKind(err); k != domain.ENOTFOUND && k != domain.EVALIDATION {
+					t.Fatalf("Preview as %s: unexpected error %v", ct, err)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,431 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/medimg"
+	"github.com/medishare/medishare/internal/secure"
+)
+
+// SignedURLTTL is how long an image_url or preview_url works (S10).
+const SignedURLTTL = 5 * time.Minute
+
+// PreviewMaxSide bounds preview renderings.
+const PreviewMaxSide = 1024
+
+// ImageStore is what the images service needs from the database.
+type ImageStore interface {
+	Transactor
+	AuditWriter
+	UserByID(ctx context.Context, id string) (domain.User, error)
+	CreateImage(ctx context.Context, im domain.Image) error
+	Image(ctx context.Context, id string) (domain.Image, error)
+	Images(ctx context.Context, uploadedBy string, page domain.Page) ([]domain.Image, int, error)
+	DeleteImage(ctx context.Context, id string) (string, error)
+	BlobReferenced(ctx context.Context, key string) (bool, error)
+}
+
+// ContentStore keeps the encrypted contents (blob.Store).
+type ContentStore interface {
+	Put(ctx context.Context, key string, r io.Reader) error
+	Get(ctx context.Context, key string) (io.ReadCloser, error)
+	Delete(ctx context.Context, key string) error
+	Walk(ctx context.Context, prefix string, olderThan time.Time, fn func(key string) error) error
+}
+
+// KeyWrapper makes and opens per-file content keys (secure.Envelope).
+type KeyWrapper interface {
+	NewFileKey(fileID string) (key, wrapped []byte, err error)
+	Unwrap(wrapped []byte, fileID string) ([]byte, error)
+	KeyID() []byte
+}
+
+// ImageService stores, lists, serves and deletes medical files.
+type ImageService struct {
+	store   ImageStore
+	blobs   ContentStore
+	keys    KeyWrapper
+	signKey []byte
+	logger  *slog.Logger
+	now     Clock
+}
+
+// NewImageService wires the images use cases; signKey signs content URLs.
+func NewImageService(store ImageStore, blobs ContentStore, keys KeyWrapper, signKey []byte, logger *slog.Logger, now Clock) *ImageService {
+	return &ImageService{store: store, blobs: blobs, keys: keys, signKey: signKey, logger: logger, now: now}
+}
+
+const blobPrefix = "images/"
+
+var (
+	errImageNotFound = domain.Errorf(domain.ENOTFOUND, "Image not found.")
+	errTooLarge      = domain.Errorf(domain.ETOOLARGE, "File size exceeds 10MB limit.")
+)
+
+// Received is an upload whose contents are stored but not yet recorded.
+type Received struct {
+	image domain.Image
+}
+
+// CheckCanUpload refuses callers without the upload permission. Errors: EFORBIDDEN.
+func CheckCanUpload(p *domain.Principal) error {
+	if !p.Can(domain.PermImagesUpload) {
+		return domain.Errorf(domain.EFORBIDDEN, "You are not allowed to upload images.")
+	}
+	return nil
+}
+
+// CheckUploadFields validates the caption and patient of an upload.
+// Errors: EVALIDATION.
+func (s *ImageService) CheckUploadFields(ctx context.Context, caption, patientID string) (string, domain.User, error) {
+	caption = strings.TrimSpace(caption)
+	if caption == "" {
+		return "", domain.User{}, domain.ValidationError("Please provide a caption.", domain.FieldError{Field: "caption", Message: "Please provide a caption."})
+	}
+	if utf8.RuneCountInString(caption) > domain.MaxCaptionLen {
+		return "", domain.User{}, domain.ValidationError("The caption is too long.", domain.FieldError{Field: "caption", Message: fmt.Sprintf("must be at most %d characters", domain.MaxCaptionLen)})
+	}
+	patient, err := s.store.UserByID(ctx, patientID)
+	if err != nil && domain.ErrorKind(err) != domain.ENOTFOUND {
+		return "", domain.User{}, err
+	}
+	if err != nil || patient.Role != domain.RolePatient || !patient.Active {
+		return "", domain.User{}, domain.ValidationError("Please choose an active patient.", domain.FieldError{Field: "patientId", Message: "must be an active patient"})
+	}
+	return caption, patient, nil
+}
+
+// Receive reads body, whose reads fail with an ETOOLARGE error past the size
+// limit, and checks, cleans, encrypts and stores a file's contents, streaming.
+// Commit records it afterwards, so a crash in between leaves at most an
+// unreferenced blob for the janitor (S24).
+// Errors: EFORBIDDEN, EUNSUPPORTED, ETOOLARGE, EVALIDATION, EUNAVAILABLE.
+func (s *ImageService) Receive(ctx context.Context, p *domain.Principal, fileName string, body io.Reader) (*Received, error) {
+	if err := CheckCanUpload(p); err != nil {
+		return nil, err
+	}
+	head := make([]byte, 132)
+	n, err := io.ReadFull(body, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		if domain.ErrorKind(err) == domain.ETOOLARGE {
+			return nil, errTooLarge
+		}
+		return nil, domain.Wrap(domain.EINVALID, err, "The upload could not be read.")
+	}
+	head = head[:n]
+	contentType, err := medimg.Detect(head, fileName)
+	if err != nil {
+		return nil, err
+	}
+	im := domain.Image{
+		ID: uuid.NewString(), ContentType: contentType, FileName: medimg.CleanName(fileName),
+		UploadedBy: domain.Person{ID: p.User.ID, Firstname: p.User.Firstname, Lastname: p.User.Lastname},
+		KeyID:      s.keys.KeyID(), CreatedAt: s.now(),
+	}
+	im.BlobKey = blobPrefix + im.ID
+	key, wrapped, err := s.keys.NewFileKey(im.ID)
+	if err != nil {
+		return nil, err
+	}
+	im.WrappedKey = wrapped
+	info, size, sum, err := s.storeContents(ctx, im.BlobKey, key, im.ID, io.MultiReader(bytes.NewReader(head), body), contentType)
+	if err != nil {
+		return nil, err
+	}
+	im.Size, im.SHA256, im.Width, im.Height = size, sum, info.Width, info.Height
+	if info.DICOM != nil {
+		im.DICOM = &domain.DICOMFacts{
+			Modality: info.DICOM.Modality, BodyPart: info.DICOM.BodyPart, StudyDescription: info.DICOM.StudyDescription,
+			Rows: info.DICOM.Rows, Columns: info.DICOM.Columns, Frames: info.DICOM.Frames,
+		}
+	}
+	return &Received{image: im}, nil
+}
+
+// Discard removes the contents of an upload that will not be committed.
+func (s *ImageService) Discard(r *Received) {
+	if r != nil {
+		s.removeBlob(r.image.BlobKey)
+	}
+}
+
+// Commit records a received upload for a patient, with its audit entry in the
+// same transaction. On failure the contents are removed.
+// Errors: EVALIDATION, EUNAVAILABLE.
+func (s *ImageService) Commit(ctx context.Context, p *domain.Principal, r *Received, caption, patientID string, meta domain.RequestMeta) (domain.Image, error) {
+	caption, patient, err := s.CheckUploadFields(ctx, caption, patientID)
+	if err != nil {
+		s.Discard(r)
+		return domain.Image{}, err
+	}
+	im := r.image
+	im.Caption = caption
+	im.Patient = domain.Person{ID: patient.ID, Firstname: patient.Firstname, Lastname: patient.Lastname}
+	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.store.CreateImage(ctx, im); err != nil {
+			return err
+		}
+		return s.store.AppendAudit(ctx, audit(meta, p.User.ID, "upload", "images", im.ID, true, im.ContentType))
+	})
+	if err != nil {
+		s.Discard(r)
+		return domain.Image{}, err
+	}
+	return im, nil
+}
+
+// storeContents streams src through the cleaner and the encryption into the
+// blob store. On any failure nothing is left behind.
+func (s *ImageService) storeContents(ctx context.Context, blobKey string, key []byte, fileID string, src io.Reader, contentType string) (medimg.Info, int64, []byte, error) {
+	pr, pw := io.Pipe()
+	stored := make(chan error, 1)
+	go func() {
+		err := s.blobs.Put(ctx, blobKey, pr)
+		pr.CloseWithError(err) // unblock the writer if the store gave up
+		stored <- err
+	}()
+	enc, err := secure.NewEncryptWriter(pw, key, fileID)
+	if err != nil {
+		pw.CloseWithError(err)
+		<-stored
+		return medimg.Info{}, 0, nil, err
+	}
+	info, cleanErr := medimg.Clean(enc, src, contentType)
+	if cleanErr == nil {
+		cleanErr = enc.Close()
+	}
+	pw.CloseWithError(cleanErr)
+	putErr := <-stored
+	if cleanErr != nil || putErr != nil {
+		s.removeBlob(blobKey)
+		if cleanErr != nil {
+			if domain.ErrorKind(cleanErr) == domain.ETOOLARGE {
+				return medimg.Info{}, 0, nil, errTooLarge
+			}
+			return medimg.Info{}, 0, nil, cleanErr
+		}
+		return medimg.Info{}, 0, nil, putErr
+	}
+	return info, enc.PlainSize(), enc.PlainSHA256(), nil
+}
+
+func (s *ImageService) removeBlob(key string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.blobs.Delete(ctx, key); err != nil {
+		s.logger.Warn("could not remove contents; the janitor will", "key", key, "err", err)
+	}
+}
+
+// canSee reports whether the caller may see an image: its uploader or an admin.
+// (Shares add their recipients with the sharing feature.)
+func canSee(p *domain.Principal, im domain.Image) bool {
+	return p.User.Role == domain.RoleAdmin || im.UploadedBy.ID == p.User.ID
+}
+
+// Get returns an image the caller may see. Errors: ENOTFOUND.
+func (s *ImageService) Get(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (domain.Image, error) {
+	im, err := s.store.Image(ctx, id)
+	if domain.ErrorKind(err) == domain.ENOTFOUND {
+		return domain.Image{}, errImageNotFound
+	} else if err != nil {
+		return domain.Image{}, err
+	}
+	if !canSee(p, im) {
+		_ = s.store.AppendAudit(ctx, audit(meta, p.User.ID, "access_denied", "images", id, false, "not the uploader"))
+		return domain.Image{}, errImageNotFound
+	}
+	return im, nil
+}
+
+// ListUploaded returns the images the caller uploaded, newest first.
+func (s *ImageService) ListUploaded(ctx context.Context, p *domain.Principal, page domain.Page) ([]domain.Image, domain.PageOf, error) {
+	if !p.Can(domain.PermImagesUpload) {
+		return nil, domain.PageOf{}, domain.Errorf(domain.EFORBIDDEN, "Only providers and admins upload images.")
+	}
+	images, total, err := s.store.Images(ctx, p.User.ID, page)
+	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
+}
+
+// ListAll returns every image (admins). Errors: EFORBIDDEN.
+func (s *ImageService) ListAll(ctx context.Context, p *domain.Principal, page domain.Page) ([]domain.Image, domain.PageOf, error) {
+	if p.User.Role != domain.RoleAdmin {
+		return nil, domain.PageOf{}, domain.Errorf(domain.EFORBIDDEN, "Only admins see every image.")
+	}
+	images, total, err := s.store.Images(ctx, "", page)
+	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
+}
+
+// Contents is an open, decrypting stream of an image's bytes.
+type Contents struct {
+	Image domain.Image
+	io.Reader
+	closer io.Closer
+}
+
+// Close releases the stream.
+func (c *Contents) Close() error { return c.closer.Close() }
+
+// Open checks access, writes the access entry, and only then opens the
+// contents (S19). kind is "view" or "preview" (for the audit log).
+// Errors: ENOTFOUND, EUNAVAILABLE.
+func (s *ImageService) Open(ctx context.Context, p *domain.Principal, id, kind string, meta domain.RequestMeta) (*Contents, error) {
+	im, err := s.Get(ctx, p, id, meta)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.AppendAudit(ctx, audit(meta, p.User.ID, kind, "images", id, true, "")); err != nil {
+		return nil, err
+	}
+	key, err := s.keys.Unwrap(im.WrappedKey, im.ID)
+	if err != nil {
+		return nil, err
+	}
+	// A first pass checks every chunk and the SHA-256 before anything is
+	// sent, so a damaged or swapped object fails cleanly and shows no
+	// plaintext at all; decrypting twice costs milliseconds at 10 MiB.
+	verify, err := s.decrypting(ctx, im, key)
+	if err != nil {
+		return nil, err
+	}
+	_, err = io.Copy(io.Discard, verify)
+	verify.Close()
+	if err != nil {
+		return nil, err
+	}
+	return s.decrypting(ctx, im, key)
+}
+
+// decrypting opens an image's contents as a stream of checked plaintext.
+func (s *ImageService) decrypting(ctx context.Context, im domain.Image, key []byte) (*Contents, error) {
+	rc, err := s.blobs.Get(ctx, im.BlobKey)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := secure.NewDecryptReader(rc, key, im.ID)
+	if err != nil {
+		rc.Close()
+		return nil, err
+	}
+	return &Contents{Image: im, Reader: &checkedReader{r: plain, h: sha256.New(), want: im.SHA256}, closer: rc}, nil
+}
+
+// checkedReader compares the SHA-256 of everything read with the one stored
+// at upload, and fails at the end instead of reporting a clean EOF.
+type checkedReader struct {
+	r    io.Reader
+	h    hash.Hash
+	want []byte
+}
+
+func (c *checkedReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.h.Write(b[:n])
+	if errors.Is(err, io.EOF) && !hmac.Equal(c.h.Sum(nil), c.want) {
+		return n, domain.Errorf(domain.EINTERNAL, "The file could not be decrypted.")
+	}
+	return n, err
+}
+
+// Preview writes a PNG rendering of an image. Errors: ENOTFOUND (also
+// "Preview not available."), EUNAVAILABLE.
+func (s *ImageService) Preview(ctx context.Context, p *domain.Principal, id string, dst io.Writer, meta domain.RequestMeta) error {
+	c, err := s.Open(ctx, p, id, "preview", meta)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return medimg.Preview(dst, c, c.Image.Size, c.Image.ContentType, PreviewMaxSide)
+}
+
+// Delete removes an image: the record (with its audit entry) first, then the
+// contents. Errors: ENOTFOUND, EFORBIDDEN.
+func (s *ImageService) Delete(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) error {
+	im, err := s.Get(ctx, p, id, meta)
+	if err != nil {
+		return err
+	}
+	if !p.Can(domain.PermImagesDelete) {
+		return domain.Errorf(domain.EFORBIDDEN, "You are not allowed to delete images.")
+	}
+	var key string
+	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		if key, err = s.store.DeleteImage(ctx, im.ID); err != nil {
+			return err
+		}
+		return s.store.AppendAudit(ctx, audit(meta, p.User.ID, "delete", "images", im.ID, true, ""))
+	})
+	if err != nil {
+		return err
+	}
+	s.removeBlob(key)
+	return nil
+}
+
+// CollectOrphans removes contents older than an hour that no record points
+// at: what a crash between the two phases of an upload leaves (S24).
+func (s *ImageService) CollectOrphans(ctx context.Context) (int, error) {
+	removed := 0
+	err := s.blobs.Walk(ctx, blobPrefix, s.now().Add(-time.Hour), func(key string) error {
+		ref, err := s.store.BlobReferenced(ctx, key)
+		if err != nil || ref {
+			return err
+		}
+		if err := s.blobs.Delete(ctx, key); err != nil {
+			return err
+		}
+		removed++
+		return nil
+	})
+	return removed, err
+}
+
+// SignedURL returns a URL for an image's content or preview that works for
+// SignedURLTTL, only for this caller's session (S10): signing out, and every
+// change that ends the session, ends the URL too.
+func (s *ImageService) SignedURL(p *domain.Principal, imageID, kind string) string {
+	exp := s.now().Add(SignedURLTTL).Unix()
+	q := url.Values{}
+	q.Set("s", p.SessionID)
+	q.Set("exp", strconv.FormatInt(exp, 10))
+	q.Set("sig", s.signature(p.SessionID, imageID, kind, exp))
+	return "/api/upload/image/" + imageID + "/" + kind + "?" + q.Encode()
+}
+
+func (s *ImageService) signature(sessionID, imageID, kind string, exp int64) string {
+	mac := hmac.New(sha256.New, s.signKey)
+	fmt.Fprintf(mac, "%s\n%s\n%s\n%d", sessionID, imageID, kind, exp)
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// CheckSignedURL returns the session a signed URL was made for, if the
+// signature is right and not expired. Errors: EUNAUTHENTICATED.
+func (s *ImageService) CheckSignedURL(sessionID, imageID, kind, expText, sig string) (string, error) {
+	exp, err := strconv.ParseInt(expText, 10, 64)
+	bad := domain.Errorf(domain.EUNAUTHENTICATED, "This link has expired. Please reload the page.")
+	if err != nil || s.now().Unix() > exp || exp > s.now().Add(SignedURLTTL+time.Minute).Unix() {
+		return "", bad
+	}
+	want := s.signature(sessionID, imageID, kind, exp)
+	if !hmac.Equal([]byte(want), []byte(sig)) {
+		return "", bad
+	}
+	return sessionID, nil
+}
