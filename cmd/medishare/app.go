@@ -96,7 +96,10 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 // newBlobStore keeps contents in the data folder, or in the S3 bucket.
 func newBlobStore(ctx context.Context, cfg *config.Config) (blobStore, error) {
 	if cfg.Storage == "s3" {
-		return nil, fmt.Errorf("MEDISHARE_STORAGE=s3 is not available in this version yet; use fs")
+		return blob.NewS3(blob.S3Config{
+			Endpoint: cfg.S3.Endpoint, Region: cfg.S3.Region, Bucket: cfg.S3.Bucket,
+			AccessKeyID: cfg.S3.AccessKeyID, SecretAccessKey: cfg.S3.SecretAccessKey, PathStyle: cfg.S3.PathStyle,
+		})
 	}
 	return blob.NewFS(filepath.Join(cfg.DataDir, "blobs"))
 }

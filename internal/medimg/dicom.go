@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -17,8 +18,8 @@ import (
 
 // parseBudget is how long the DICOM parser may work on one file. It counts
 // only time the parser keeps the upload waiting, not time spent waiting for a
-// slow client.
-const parseBudget = 10 * time.Second
+// slow client. A variable so tests can shorten it.
+var parseBudget = 10 * time.Second
 
 // cleanDICOM stores the file with its preamble zeroed (CVE-2019-11687: the
 // preamble can hold an executable header) while the header is parsed from the
@@ -72,7 +73,12 @@ func parseDICOM(src io.Reader, tee io.Writer, keepPixels bool) (dicom.Dataset, *
 	}()
 
 	budget := parseBudget
-	timer := time.AfterFunc(time.Hour, func() { pr.CloseWithError(errParseTimeout) })
+	var timedOut atomic.Bool
+	stop := func() {
+		timedOut.Store(true)
+		pr.CloseWithError(errParseTimeout)
+	}
+	timer := time.AfterFunc(time.Hour, stop)
 	timer.Stop()
 	defer timer.Stop()
 
@@ -91,6 +97,8 @@ func parseDICOM(src io.Reader, tee io.Writer, keepPixels bool) (dicom.Dataset, *
 	switch {
 	case feedErr == nil:
 		pw.Close()
+	case errors.Is(feedErr, errParseTimeout):
+		stop()
 	case errors.Is(feedErr, errFeed):
 		// The parser stopped reading; its result says why.
 	default:
@@ -102,7 +110,7 @@ func parseDICOM(src io.Reader, tee io.Writer, keepPixels bool) (dicom.Dataset, *
 	select {
 	case res = <-done:
 	case <-time.After(max(budget, 0)):
-		pr.CloseWithError(errParseTimeout)
+		stop()
 		select {
 		case res = <-done:
 		case <-time.After(time.Second):
@@ -113,6 +121,9 @@ func parseDICOM(src io.Reader, tee io.Writer, keepPixels bool) (dicom.Dataset, *
 	}
 	if ioErr != nil {
 		return dicom.Dataset{}, nil, ioErr
+	}
+	if timedOut.Load() {
+		return dicom.Dataset{}, nil, errDamaged(errParseTimeout)
 	}
 	if res.err != nil || !g.done {
 		return dicom.Dataset{}, nil, errDamaged(parseCause(res.err, g))
@@ -159,10 +170,7 @@ func feed(src io.Reader, tee io.Writer, parse func([]byte) error) error {
 // errors are never kept: they can quote element values (S17).
 func parseCause(libErr error, g *dicomGuard) error {
 	switch {
-	case g.err != nil && g.err != io.EOF && !errors.Is(g.err, errParserStopped):
-		if errors.Is(g.err, errParseTimeout) {
-			return errParseTimeout
-		}
+	case g.err != nil && g.err != io.EOF:
 		for _, known := range []error{errTruncated, errStructure, errBounds} {
 			if errors.Is(g.err, known) {
 				return known

@@ -62,16 +62,19 @@ const (
 // Bounds on what the guard lets the library read. Uploads are at most 10 MiB;
 // only a deflated dataset can be larger once inflated.
 const (
-	maxMetaLength     = 64 << 10  // file meta group
-	maxValueLength    = 16 << 20  // one non-pixel value
-	maxNumericLength  = 1 << 20   // one US/UL/SS/SL/FL/FD/AT list: the library stores 8 bytes per 2
-	maxRetained       = 64 << 20  // all values the library keeps
-	maxPixelBytes     = 32 << 20  // pixel data read into memory for a preview
-	maxDatasetBytes   = 256 << 20 // inflated dataset: caps deflate bombs
+	maxMetaLength     = 64 << 10 // file meta group
+	maxValueLength    = 16 << 20 // one non-pixel value
+	maxNumericLength  = 1 << 20  // one US/UL/SS/SL/FL/FD/AT list: the library stores 8 bytes per 2
+	maxRetained       = 64 << 20 // all values the library keeps
+	maxPixelBytes     = 32 << 20 // pixel data read into memory for a preview
 	maxElements       = 100_000
 	maxDeflateTrailer = 64 // bytes after a deflated dataset
 	maxSeqDepth       = 16
 )
+
+// maxDatasetBytes caps the (inflated) dataset, against deflate bombs. A
+// variable so tests can lower it.
+var maxDatasetBytes int64 = 256 << 20
 
 type containerKind uint8
 

@@ -2,13 +2,18 @@ package medimg
 
 import (
 	"bytes"
+	"compress/flate"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
+	"time"
 
 	"github.com/suyashkumar/dicom/pkg/tag"
 
@@ -325,6 +330,7 @@ func TestDICOMGuard(t *testing.T) {
 		{name: "item outside a sequence", dataset: strayItem, cause: errStructure},
 		{name: "non-item inside a sequence", dataset: notAnItem, cause: errStructure},
 		{name: "truncated value", dataset: dicomElement(0x0008, 0x0060, "CS", []byte("CTCT"))[:10], cause: errTruncated},
+		{name: "too many elements", dataset: bytes.Repeat(dicomElement(0x0018, 0x0015, "CS", nil), maxElements+1), cause: errBounds},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -370,3 +376,109 @@ func TestFixtureDirNotInRepo(t *testing.T) {
 type ioDiscard struct{}
 
 func (ioDiscard) Write(p []byte) (int, error) { return len(p), nil }
+
+// deflatedDICOM builds a deflated explicit VR little endian file whose
+// dataset is the given elements.
+func deflatedDICOM(t *testing.T, dataset ...[]byte) []byte {
+	t.Helper()
+	meta := dicomElement(0x0002, 0x0001, "OB", []byte{0, 1})
+	meta = append(meta, dicomElement(0x0002, 0x0010, "UI", []byte("1.2.840.10008.1.2.1.99"))...)
+	out := make([]byte, 128, 1024)
+	out = append(out, "DICM"...)
+	out = append(out, dicomElement(0x0002, 0x0000, "UL", binary.LittleEndian.AppendUint32(nil, uint32(len(meta))))...)
+	out = append(out, meta...)
+	var z bytes.Buffer
+	w, err := flate.NewWriter(&z, flate.BestSpeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range dataset {
+		w.Write(e)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return append(out, z.Bytes()...)
+}
+
+func TestDICOMDeflate(t *testing.T) {
+	old := maxDatasetBytes
+	maxDatasetBytes = 1 << 20
+	t.Cleanup(func() { maxDatasetBytes = old })
+
+	modality := dicomElement(0x0008, 0x0060, "CS", []byte("OT"))
+	bomb := dicomElement(0x7FE0, 0x0010, "OB", make([]byte, 4<<20)) // 4 MiB of zeros: a few KiB deflated
+	tests := []struct {
+		name  string
+		data  []byte
+		cause error // nil: accepted
+	}{
+		{name: "small deflated dataset", data: deflatedDICOM(t, modality)},
+		{name: "inflates past the cap", data: deflatedDICOM(t, modality, bomb), cause: errBounds},
+		{name: "data hidden after the stream", data: append(deflatedDICOM(t, modality), bytes.Repeat([]byte("MZ"), 100)...), cause: errStructure},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			info, err := Clean(ioDiscard{}, bytes.NewReader(tc.data), DICOM)
+			if tc.cause == nil {
+				if err != nil || info.DICOM.Modality != "OT" || info.DICOM.TransferSyntax != "1.2.840.10008.1.2.1.99" {
+					t.Fatalf("Clean = %+v, %v", info.DICOM, err)
+				}
+				return
+			}
+			wantKind(t, err, domain.EVALIDATION, msgDamaged)
+			if !errors.Is(err, tc.cause) {
+				t.Errorf("cause = %v, want %v", errors.Unwrap(err), tc.cause)
+			}
+		})
+	}
+}
+
+// TestDICOMParseBudget: a parser that runs out of time gives up with the
+// damaged-file error instead of holding the upload.
+func TestDICOMParseBudget(t *testing.T) {
+	old := parseBudget
+	parseBudget = time.Nanosecond
+	t.Cleanup(func() { parseBudget = old })
+
+	data := syntheticDICOM(256, 256, "Doe^John") // several pipe writes
+	start := time.Now()
+	_, err := Clean(ioDiscard{}, bytes.NewReader(data), DICOM)
+	wantKind(t, err, domain.EVALIDATION, msgDamaged)
+	if !errors.Is(err, errParseTimeout) {
+		t.Errorf("cause = %v, want the time limit", errors.Unwrap(err))
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v to give up", d)
+	}
+}
+
+// TestCleanOneByteReads: results do not depend on how the upload arrives.
+func TestCleanOneByteReads(t *testing.T) {
+	tests := []struct {
+		name string
+		ct   string
+		data []byte
+	}{
+		{name: "dicom", ct: DICOM, data: readFixture(t, "MR_small.dcm")},
+		{name: "deflated dicom", ct: DICOM, data: readFixture(t, "image_dfl.dcm")},
+		{name: "jpeg", ct: JPEG, data: withSegmentsAfterSOI(encodeJPEG(t, testImage(64, 64)), exifSegment())},
+		{name: "png", ct: PNG, data: insertPNGChunk(encodePNG(t, testImage(32, 32)), pngChunk("tEXt", []byte("a\x00b")))},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var whole, bytewise bytes.Buffer
+			want, err := Clean(&whole, bytes.NewReader(tc.data), tc.ct)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Clean(&bytewise, iotest.OneByteReader(bytes.NewReader(tc.data)), tc.ct)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(whole.Bytes(), bytewise.Bytes()) || fmt.Sprint(want) != fmt.Sprint(got) {
+				t.Error("one-byte reads give a different result")
+			}
+		})
+	}
+}

@@ -22,10 +22,10 @@ const (
 // Limits. Uploads are at most 10 MiB (S11), so anything a header claims beyond
 // these is either an attack or a file we cannot handle anyway.
 const (
-	maxSide     = 30000       // pixels on one side of an image
-	maxPixels   = 100_000_000 // pixels in one image
-	maxNameSize = 200         // bytes in a cleaned file name
-	copyBufSize = 32 << 10    // streaming buffer
+	maxImageSide = 30000       // pixels on one side of an image
+	maxPixels    = 100_000_000 // pixels in one image
+	maxNameSize  = 200         // bytes in a cleaned file name
+	copyBufSize  = 32 << 10    // streaming buffer
 )
 
 // User-facing messages; the product spec fixes their wording.
@@ -53,7 +53,7 @@ func errDamaged(cause error) error {
 
 // checkDimensions refuses decompression bombs before any pixel is decoded.
 func checkDimensions(w, h int) error {
-	if w > maxSide || h > maxSide || int64(w)*int64(h) > maxPixels {
+	if w > maxImageSide || h > maxImageSide || int64(w)*int64(h) > maxPixels {
 		return errTooLarge()
 	}
 	return nil

@@ -99,7 +99,7 @@ func readIHDR(br *bufio.Reader, bw *bufio.Writer, sig []byte) (w, h int, err err
 	if uw == 0 || uh == 0 || uw > 0x7FFFFFFF || uh > 0x7FFFFFFF || !validPNGDepth(c[17], c[16]) {
 		return 0, 0, errInvalidType()
 	}
-	if uw > maxSide || uh > maxSide {
+	if uw > maxImageSide || uh > maxImageSide {
 		return 0, 0, errTooLarge()
 	}
 	w, h = int(uw), int(uh)

@@ -7,6 +7,7 @@ import (
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 
 	"github.com/medishare/medishare/internal/domain"
@@ -134,6 +135,9 @@ func (e *Envelope) Rewrap(old *Envelope, wrapped []byte, fileID string) ([]byte,
 			return nil, err
 		}
 		return bytes.Clone(wrapped), nil
+	}
+	if old == nil {
+		return nil, decryptError(errors.New("wrapped key: under another master, and no old envelope given"))
 	}
 	key, err := old.Unwrap(wrapped, fileID)
 	if err != nil {

@@ -177,7 +177,6 @@ func (w *EncryptWriter) Close() error {
 	}
 	w.closed = true
 	w.sum = w.hash.Sum(nil)
-	clear(w.buf[:cap(w.buf)])
 	return nil
 }
 

@@ -150,6 +150,10 @@ func TestRewrap(t *testing.T) {
 		_, err := cur.Rewrap(other, wrapped, "file-1")
 		assertUndecryptable(t, err)
 	})
+	t.Run("no old envelope", func(t *testing.T) {
+		_, err := cur.Rewrap(nil, wrapped, "file-1")
+		assertUndecryptable(t, err)
+	})
 	t.Run("wrong file", func(t *testing.T) {
 		_, err := cur.Rewrap(old, wrapped, "file-2")
 		assertUndecryptable(t, err)

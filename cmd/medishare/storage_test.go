@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/medishare/medishare/internal/testutil/pgtest"
+	"github.com/medishare/medishare/internal/testutil/s3test"
+)
+
+// TestServeWithS3Storage runs the real program against a real S3 server.
+func TestServeWithS3Storage(t *testing.T) {
+	s3 := s3test.Start(t)
+	env := devEnv(t, pgtest.NewDatabase(t))
+	env["MEDISHARE_STORAGE"] = "s3"
+	env["S3_ENDPOINT"], env["S3_REGION"], env["S3_BUCKET"] = s3.Endpoint, s3.Region, s3.Bucket
+	env["S3_ACCESS_KEY_ID"], env["S3_SECRET_ACCESS_KEY"], env["S3_PATH_STYLE"] = s3.AccessKeyID, s3.SecretAccessKey, "true"
+	var logs bytes.Buffer
+	startProgram(t, env, &logs)
+	waitStatus(t, "http://"+env["MEDISHARE_ADDR"]+"/readyz", http.StatusOK)
+}
+
+// TestCrashBetweenContentsAndRecord kills the server while an upload's
+// contents are stored but its record is not: no record points at missing
+// contents, and the janitor removes the orphan (S24).
+func TestCrashBetweenContentsAndRecord(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	env := devEnv(t, dbURL)
+	var logs bytes.Buffer
+	cmd := startProgram(t, env, &logs)
+	base := "http://" + env["MEDISHARE_ADDR"]
+	waitStatus(t, base+"/readyz", http.StatusOK)
+	token, patientID := signInDemoProvider(t, env, base)
+
+	// The file goes first and the patient last, and the body stops there:
+	// the server has stored the contents and waits for the rest of the form.
+	conn, err := net.Dial("tcp", env["MEDISHARE_ADDR"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const b = "crash-boundary"
+	file := "%PDF-1.4\n" + strings.Repeat("x", 100<<10) + "\n%%EOF\n"
+	part := fmt.Sprintf("--%s\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\ncrash\r\n--%s\r\nContent-Disposition: form-data; name=\"file\"; filename=\"c.pdf\"\r\n\r\n%s\r\n--%s\r\nContent-Disposition: form-data; name=\"patientId\"\r\n\r\n",
+		b, b, file, b)
+	fmt.Fprintf(conn, "POST /api/upload/image HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer %s\r\nContent-Type: multipart/form-data; boundary=%s\r\nContent-Length: %d\r\n\r\n%s",
+		token, b, len(part)+len(patientID)+len(b)+10, part)
+	blobs := filepath.Join(env["MEDISHARE_DATA_DIR"], "blobs")
+	deadline := time.Now().Add(20 * time.Second)
+	for countObjects(blobs) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("contents never stored\n%s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+
+	ctx := context.Background()
+	db, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(ctx)
+	var records int
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM images").Scan(&records); err != nil || records != 0 {
+		t.Fatalf("records after the crash: %d %v", records, err)
+	}
+	// An hour later the janitor, at the next start, removes the orphan.
+	old := time.Now().Add(-2 * time.Hour)
+	filepath.WalkDir(blobs, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+	startProgram(t, env, io.Discard)
+	waitStatus(t, base+"/readyz", http.StatusOK)
+	deadline = time.Now().Add(20 * time.Second)
+	for countObjects(blobs) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the janitor left the orphan")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func countObjects(dir string) int {
+	n := 0
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.HasPrefix(d.Name(), ".") {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// signInDemoProvider signs the demo provider in and returns its token and
+// the demo patient's id.
+func signInDemoProvider(t *testing.T, env map[string]string, base string) (string, string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(env["MEDISHARE_DATA_DIR"], "demo-accounts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accounts map[string]struct{ Email, Password string }
+	if err := json.Unmarshal(b, &accounts); err != nil {
+		t.Fatal(err)
+	}
+	login := func(role string) (string, string) {
+		a := accounts[role]
+		resp, err := http.Post(base+"/api/auth/login", "application/json",
+			strings.NewReader(fmt.Sprintf(`{"email":%q,"password":%q}`, a.Email, a.Password)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct {
+			Data struct {
+				Token string
+				User  struct{ ID string }
+			}
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Data.Token == "" {
+			t.Fatalf("login %s: %v", role, err)
+		}
+		return out.Data.Token, out.Data.User.ID
+	}
+	token, _ := login("healthProvider")
+	_, patientID := login("patient")
+	return token, patientID
+}
