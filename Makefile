@@ -10,7 +10,7 @@ TOOLS       := $(CURDIR)/.tools/bin
 SQLC        := $(TOOLS)/sqlc-$(SQLC_VERSION)
 WEB_DEPS    := web/node_modules/.installed
 
-.PHONY: build web run test vet test-go test-web test-e2e check-generated generate tools db-stop clean
+.PHONY: build web run test vet test-go test-web test-e2e bench check-generated generate tools db-stop clean
 
 ## build: the web app, then bin/medishare with the app embedded
 build: web
@@ -43,6 +43,11 @@ test-web: $(WEB_DEPS)
 test-e2e: build
 	scripts/ensure-chromium.sh
 	cd web && npm run e2e
+
+## bench: upload/download throughput and server memory against the real process; writes docs/performance.md
+bench:
+	BENCH_REPORT=$(CURDIR)/docs/performance.md go test -run '^$$' -bench BenchmarkTransfers -benchtime 1x ./cmd/medishare/
+	@cat docs/performance.md
 
 ## generate: regenerate the sqlc code from migrations/ and internal/store/postgres/queries/
 generate: $(SQLC)

@@ -41,7 +41,7 @@ func withSlowRoute(next http.Handler) http.Handler {
 }
 
 // devEnv is a working development environment on a fresh database.
-func devEnv(t *testing.T, databaseURL string) map[string]string {
+func devEnv(t testing.TB, databaseURL string) map[string]string {
 	return map[string]string{
 		"MEDISHARE_ENV":        "development",
 		"MEDISHARE_ADDR":       fmt.Sprintf("127.0.0.1:%d", pgtest.FreePort(t)),
@@ -51,7 +51,7 @@ func devEnv(t *testing.T, databaseURL string) map[string]string {
 	}
 }
 
-func startProgram(t *testing.T, env map[string]string, stderr io.Writer) *exec.Cmd {
+func startProgram(t testing.TB, env map[string]string, stderr io.Writer) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "serve")
 	cmd.Env = []string{"MEDISHARE_TEST_RUN_MAIN=1", "PATH=" + os.Getenv("PATH")}
@@ -66,7 +66,7 @@ func startProgram(t *testing.T, env map[string]string, stderr io.Writer) *exec.C
 	return cmd
 }
 
-func waitStatus(t *testing.T, url string, want int) {
+func waitStatus(t testing.TB, url string, want int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	last := 0

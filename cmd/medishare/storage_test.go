@@ -112,7 +112,7 @@ func countObjects(dir string) int {
 
 // signInDemoProvider signs the demo provider in and returns its token and
 // the demo patient's id.
-func signInDemoProvider(t *testing.T, env map[string]string, base string) (string, string) {
+func signInDemoProvider(t testing.TB, env map[string]string, base string) (string, string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(env["MEDISHARE_DATA_DIR"], "demo-accounts.json"))
 	if err != nil {
