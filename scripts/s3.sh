@@ -105,12 +105,19 @@ start)
 		chmod 700 "$dir/data" "$dir/meta"
 		# Keys through the environment, not the command line, which other
 		# users can read. Metadata in a sidecar folder, so the filesystem
-		# needs no extended attributes. The lock fd is closed for the daemon,
-		# or it would hold the lock for as long as it runs.
-		ROOT_ACCESS_KEY_ID="$access" ROOT_SECRET_ACCESS_KEY="$secret" \
-			nohup "$bin" --port "127.0.0.1:$port" --region us-east-1 --quiet \
-			posix --sidecar "$dir/meta" --dir-perms 0700 --file-perms 0600 "$dir/data" \
-			>"$dir/server.log" 2>&1 </dev/null 9>&- &
+		# needs no extended attributes. The daemon keeps no inherited fd: the
+		# lock's (9) would hold the lock as long as it runs, and a caller's
+		# pipe would keep the caller waiting for EOF.
+		(
+			for fd in /proc/$BASHPID/fd/*; do
+				fd=${fd##*/}
+				[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+			done
+			ROOT_ACCESS_KEY_ID="$access" ROOT_SECRET_ACCESS_KEY="$secret" \
+				exec nohup "$bin" --port "127.0.0.1:$port" --region us-east-1 --quiet \
+				posix --sidecar "$dir/meta" --dir-perms 0700 --file-perms 0600 "$dir/data" \
+				>"$dir/server.log" 2>&1 </dev/null 9>&-
+		) &
 		echo $! > "$dir/pid"
 		for _ in $(seq 1 100); do
 			answers && break

@@ -3,6 +3,7 @@ package blob_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -39,11 +40,11 @@ func testStore(t *testing.T, s blob.Store) {
 }
 
 func content(n int, seed uint64) []byte {
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:], seed)
+	binary.LittleEndian.PutUint64(key[8:], uint64(n))
 	b := make([]byte, n)
-	r := rand.New(rand.NewPCG(seed, uint64(n)))
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
+	_, _ = rand.NewChaCha8(key).Read(b)
 	return b
 }
 
@@ -359,7 +360,7 @@ func testAtomic(t *testing.T, s blob.Store) {
 	const size = 256 << 10
 	versions := [][]byte{bytes.Repeat([]byte{'a'}, size), bytes.Repeat([]byte{'b'}, size+1)}
 	put(t, s, "atomic/k", versions[0])
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)

@@ -148,8 +148,7 @@ func readFail(err error) error {
 	return err
 }
 
-// step validates the next header and queues it (and, for small values that
-// the guard must see, the value too).
+// step validates the next header and queues it for the library.
 func (g *dicomGuard) step() error {
 	switch g.phase {
 	case phasePreamble:
@@ -248,7 +247,11 @@ func (g *dicomGuard) element(t tag.Tag, vr string, vl uint32) error {
 		return errStructure // an item or delimiter outside any sequence
 	}
 
-	switch tag.GetVRKind(t, vr) {
+	kind := tag.GetVRKind(t, vr)
+	if t == tag.SpecificCharacterSet && kind != tag.VRStringList {
+		return errStructure // the library would log.Panicf on it
+	}
+	switch kind {
 	case tag.VRSequence:
 		return g.push(container{kind: cSeq}, vl)
 	case tag.VRPixelData:
@@ -550,6 +553,9 @@ func walkMeta(meta []byte) (tsOff, tsLen int, err error) {
 			return 0, 0, errStructure
 		}
 		if t == tag.TransferSyntaxUID {
+			if vr != vrraw.UniqueIdentifier {
+				return 0, 0, errStructure // the library would log.Panicf on it
+			}
 			tsOff, tsLen = off+hl, int(vl)
 		}
 		off += hl + int(vl)

@@ -10,38 +10,49 @@ import (
 
 const streamSize = 10 << 20
 
+// noise returns n bytes of 64 KiB of random data repeated: random enough for
+// a parser that does not decode, and cheap under the race detector.
+func noise(n int, seed byte) []byte {
+	b := make([]byte, n)
+	var key [32]byte
+	key[0] = seed
+	rand.NewChaCha8(key).Read(b[:min(n, 64<<10)])
+	for k := 64 << 10; k < n; k *= 2 {
+		copy(b[k:], b[:k])
+	}
+	return b
+}
+
 // bigJPEG is a ~10 MiB JPEG-shaped stream: a real header, an EXIF segment and
-// random entropy-coded data (stuffed, with restart markers). Clean walks it
-// without decoding, which is the point.
+// random entropy-coded data (0xFF stuffed, restart markers every 64 KiB).
+// Clean walks it without decoding, which is the point.
 func bigJPEG(tb testing.TB) []byte {
 	plain := encodeJPEG(tb, testImage(64, 64))
 	sos := bytes.Index(plain, []byte{0xFF, 0xDA})
 	sosLen := int(plain[sos+2])<<8 | int(plain[sos+3])
-	out := withSegmentsAfterSOI(plain[:sos+2+sosLen], exifSegment())
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := 0; len(out) < streamSize; i++ {
-		b := byte(rng.Uint32())
-		out = append(out, b)
-		if b == 0xFF {
-			out = append(out, 0x00)
-		}
-		if i%4096 == 4095 {
-			out = append(out, 0xFF, 0xD0+byte(i/4096%8))
-		}
+	out := make([]byte, 0, streamSize+streamSize/64)
+	out = append(out, withSegmentsAfterSOI(plain[:sos+2+sosLen], exifSegment())...)
+	scan := bytes.ReplaceAll(noise(streamSize, 1), []byte{0xFF}, []byte{0xFF, 0x00})
+	for i := 0; i < len(scan); i += 64 << 10 {
+		out = append(out, scan[i:min(i+64<<10, len(scan))]...)
+		out = append(out, 0xFF, 0xD0+byte(i>>16)%8)
 	}
 	return append(out, 0xFF, 0xD9)
 }
 
-// bigPNG is a ~10 MiB PNG of noise, which does not compress.
+// bigPNG is a ~10 MiB PNG-shaped stream: a real signature and IHDR, a text
+// chunk, and IDAT chunks of random bytes with correct CRCs (Clean checks the
+// chunk structure, not the compressed data).
 func bigPNG(tb testing.TB) []byte {
-	img := testImage(1900, 1850)
-	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range img.Pix {
-		if i%4 != 3 {
-			img.Pix[i] = byte(rng.Uint32())
-		}
+	out := make([]byte, 0, streamSize+streamSize/64)
+	out = append(out, magicPNG...)
+	out = append(out, ihdr(2000, 2000)...)
+	out = append(out, pngChunk("tEXt", []byte("Author\x00someone"))...)
+	data := noise(streamSize, 2)
+	for i := 0; i < len(data); i += 64 << 10 {
+		out = append(out, pngChunk("IDAT", data[i:min(i+64<<10, len(data))])...)
 	}
-	return encodePNG(tb, img)
+	return append(out, pngChunk("IEND", nil)...)
 }
 
 // TestCleanStreams: Clean's memory does not grow with the file.

@@ -60,7 +60,7 @@ func Preview(dst io.Writer, src io.Reader, size int64, contentType string, maxSi
 // decodeImage decodes a stored JPEG or PNG after checking its dimensions and
 // the memory its decoded form needs.
 func decodeImage(src io.Reader, size int64, contentType string) (image.Image, error) {
-	buf := bytes.NewBuffer(make([]byte, 0, max(min(size, maxPreviewInput), 0)))
+	buf := bytes.NewBuffer(make([]byte, 0, max(min(size, maxPreviewInput), 0)+bytes.MinRead))
 	if _, err := io.Copy(buf, io.LimitReader(src, maxPreviewInput+1)); err != nil {
 		return nil, fmt.Errorf("medimg: read stored form: %w", err)
 	}

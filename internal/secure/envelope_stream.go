@@ -235,6 +235,8 @@ func (r *DecryptReader) PlainSize() int64 { return r.size }
 // whole-file mode (nil before); compare it with the stored one.
 func (r *DecryptReader) PlainSHA256() []byte { return r.sum }
 
+// Read returns plaintext. Its error is sticky; next returns io.EOF along
+// with the last chunk's plaintext, which is handed out first.
 func (r *DecryptReader) Read(p []byte) (int, error) {
 	for len(r.plain) == 0 {
 		if r.err != nil {
@@ -341,6 +343,3 @@ func (r *DecryptReader) open(n int, last bool) error {
 	r.index++
 	return nil
 }
-
-// The error Read returns is sticky, and io.EOF is how next says "that was the
-// last chunk"; the plaintext set alongside it is still returned first.

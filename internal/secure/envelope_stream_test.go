@@ -3,6 +3,7 @@ package secure
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -21,11 +22,10 @@ func testKey(fill byte) []byte { return bytes.Repeat([]byte{fill}, 32) }
 // plaintext returns n bytes that differ from chunk to chunk, so a swapped
 // chunk that decrypted would show.
 func plaintext(n int) []byte {
+	var seed [32]byte
+	binary.LittleEndian.PutUint64(seed[:], uint64(n))
 	b := make([]byte, n)
-	r := rand.New(rand.NewPCG(uint64(n), 7))
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
+	_, _ = rand.NewChaCha8(seed).Read(b)
 	return b
 }
 

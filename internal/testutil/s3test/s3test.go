@@ -46,6 +46,9 @@ func Start(t testing.TB) blob.S3Config {
 		t.Fatalf("s3test: %v", serverErr)
 	}
 	cfg := server
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
 	cfg.Bucket = "test-" + randomHex(8)
 	client := NewClient(cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
