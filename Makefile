@@ -34,8 +34,10 @@ test: check-generated vet test-go test-web test-e2e
 vet:
 	go vet ./...
 
+# The S3 server for the blob store's tests is built first, so no test waits on it.
 test-go:
-	go test -race -count=1 ./...
+	scripts/s3.sh build data/s3-test
+	go test -race -count=1 -timeout 20m ./...
 
 test-web: $(WEB_DEPS)
 	cd web && npm run lint && npm run typecheck && npm test
@@ -65,10 +67,11 @@ $(SQLC):
 
 tools: $(SQLC)
 
-## db-stop: stop the development and test PostgreSQL clusters
+## db-stop: stop the development and test PostgreSQL clusters and the test S3 server
 db-stop:
 	-scripts/pg.sh stop data/postgres
 	-scripts/pg.sh stop data/postgres-test
+	-scripts/s3.sh stop data/s3-test
 
 clean: db-stop
 	rm -rf bin .tools web/dist/assets web/dist/index.html

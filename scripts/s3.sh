@@ -6,6 +6,7 @@
 #                                   S3_ENDPOINT, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, S3_BUCKET
 #   scripts/s3.sh stop DIR          stop it
 #   scripts/s3.sh env DIR           print those lines again
+#   scripts/s3.sh build DIR         only build the server (make test does it before the Go tests)
 #
 # The server is built once from the Go module proxy into .tools/bin (about two
 # and a half minutes on two cores). The keys are generated on first start and
@@ -89,7 +90,17 @@ print_env() {
 		"$(endpoint)" "$access" "$secret" "$bucket"
 }
 
+if ! command -v curl >/dev/null 2>&1; then
+	echo "s3.sh: curl not found; installing Debian's curl" >&2
+	sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl >&2
+fi
+
 case "$cmd" in
+build)
+	build
+	;;
 start)
 	build
 	exec 9>"$dir/.lock"
