@@ -33,6 +33,15 @@ export default defineConfig({
     emptyOutDir: true,
     // Keep every asset a file: the server's CSP forbids data: scripts and inline styles.
     assetsInlineLimit: 0,
+    rolldownOptions: {
+      output: {
+        // The libraries every page needs in a chunk of their own (they change
+        // less often than the app); pdf.js stays in its lazily loaded chunk.
+        codeSplitting: {
+          groups: [{ name: 'vendor', test: /[\\/]node_modules[\\/](?!pdfjs-dist[\\/])/ }],
+        },
+      },
+    },
   },
   test: {
     environment: 'jsdom',

@@ -16,6 +16,10 @@ beforeEach(() => {
     data: [],
     pagination: { currentPage: 1, pageSize: 5, totalPages: 0, totalItems: 0, hasPrevPage: false, hasNextPage: false },
   });
+  mock.onGet(/^\/upload\/(my-images|shared-images|images)$/).reply(200, {
+    data: [],
+    pagination: { currentPage: 1, pageSize: 10, totalPages: 0, totalItems: 0, hasPrevPage: false, hasNextPage: false },
+  });
 });
 
 function renderAt(path: string, session?: { token?: string }) {

@@ -8,7 +8,8 @@ interface ModalProps {
   children: ReactNode;
   /** A short text under the title, read out when the dialog opens. */
   description?: ReactNode;
-  size?: 'small' | 'large';
+  /** small: 30rem, large: 48rem, full: 80rem (pictures and documents). */
+  size?: 'small' | 'large' | 'full';
 }
 
 const FOCUSABLE =

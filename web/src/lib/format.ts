@@ -31,3 +31,11 @@ export function orNA(value: string | null | undefined): string {
 export function fullName(user: { firstname?: string | null; lastname?: string | null }): string {
   return [user.firstname, user.lastname].filter((part) => part && part.trim()).join(' ');
 }
+
+/** A date and time in the product's format (en-PK, Asia/Karachi), e.g. '12-May-2025, 2:30 pm'. */
+export function formatDateTime(value: string | null | undefined): string | null {
+  if (!value) return null;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return value;
+  return date.toLocaleString('en-PK', { timeZone: 'Asia/Karachi', dateStyle: 'medium', timeStyle: 'short' });
+}

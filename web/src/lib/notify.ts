@@ -18,3 +18,8 @@ export function notifyError(message: string, options?: ToastOptions): void {
 export function notifyErrors(messages: string[]): void {
   messages.forEach((message) => notifyError(message));
 }
+
+/** A neutral notice, such as a cancelled action. */
+export function notifyInfo(message: string, options?: ToastOptions): void {
+  toast.info(message, options);
+}

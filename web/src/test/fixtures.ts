@@ -1,3 +1,4 @@
+import type { MedicalImage } from '@/features/images';
 import type { User } from '@/types/api';
 
 /** A complete user object as api.md describes it. */
@@ -28,5 +29,44 @@ export function makeUser(overrides: Partial<User> = {}): User {
     specialization: null,
     createdAt: '2025-01-01T00:00:00Z',
     ...overrides,
+  };
+}
+
+/** An image object as api.md describes it (a DICOM CT with a preview). */
+export function makeImage(overrides: Partial<MedicalImage> = {}): MedicalImage {
+  const id = overrides.id ?? '9b2f4c1e-0d3a-4e5f-8a6b-7c8d9e0f1a2b';
+  return {
+    id,
+    caption: 'Chest CT',
+    contentType: 'application/dicom',
+    fileName: 'CT_small.dcm',
+    size: 39_206,
+    createdAt: '2025-05-12T09:30:00Z',
+    image_url: `/api/upload/image/${id}/content?s=s1&exp=1&sig=c`,
+    preview_url: `/api/upload/image/${id}/preview?s=s1&exp=1&sig=p`,
+    isShared: false,
+    isVerified: true,
+    sharingRequestId: null,
+    expiresAt: null,
+    sharedBy: null,
+    uploadedBy: { id: 'provider-1', firstname: 'Imran', lastname: 'Siddiqui' },
+    patient: { id: 'patient-1', firstname: 'Ayesha', lastname: 'Khan' },
+    dicom: { modality: 'CT', bodyPart: 'CHEST', studyDescription: 'e+1', rows: 128, columns: 128, frames: 1 },
+    ...overrides,
+  };
+}
+
+/** A paged answer: `{data, pagination}`. */
+export function pageOf<T>(data: T[], currentPage = 1, totalPages = data.length ? 1 : 0, pageSize = 10) {
+  return {
+    data,
+    pagination: {
+      currentPage,
+      pageSize,
+      totalPages,
+      totalItems: totalPages <= 1 ? data.length : totalPages * pageSize,
+      hasPrevPage: currentPage > 1,
+      hasNextPage: currentPage < totalPages,
+    },
   };
 }

@@ -1,0 +1,202 @@
+import { isAxiosError, isCancel } from 'axios';
+import { useEffect, useState } from 'react';
+import { Modal } from '@/components/Modal';
+import { Spinner } from '@/components/Spinner';
+import { formatDateTime, orNA } from '@/lib/format';
+import { fetchImage, type DicomFacts, type MedicalImage } from '../api';
+import { formatBytes } from '../file-rules';
+import { captionOf, mediaOf, personName, typeLabel } from '../media';
+import { DocumentIcon, LockIcon } from './icons';
+import { PdfDocument } from './PdfDocument';
+import { SignedImage } from './SignedImage';
+
+/** Signed URLs live 5 minutes; the open viewer renews its own a little earlier. */
+const RENEW_MS = 4 * 60 * 1000;
+
+interface ImageViewerProps {
+  /** The image as the list gave it. */
+  image: MedicalImage;
+  onClose: () => void;
+}
+
+interface Fetched {
+  /** The image as first fetched: what the viewer draws. */
+  shown: MedicalImage;
+  /** The newest answer: its URLs back the Download link. */
+  latest: MedicalImage;
+}
+
+function dimensions(dicom: DicomFacts): string {
+  return dicom.rows && dicom.columns ? `${dicom.rows} × ${dicom.columns}` : 'N/A';
+}
+
+function DicomFactsList({ dicom }: { dicom: DicomFacts }) {
+  const facts: [string, string][] = [
+    ['Modality', orNA(dicom.modality)],
+    ['Body part', orNA(dicom.bodyPart)],
+    ['Study description', orNA(dicom.studyDescription)],
+    ['Rows × Columns', dimensions(dicom)],
+    ['Frames', dicom.frames ? String(dicom.frames) : 'N/A'],
+  ];
+  return (
+    <section className="viewer__section" aria-labelledby="viewer-dicom-title">
+      <h3 id="viewer-dicom-title" className="viewer__section-title">
+        DICOM
+      </h3>
+      <dl className="viewer__facts">
+        {facts.map(([term, value]) => (
+          <div key={term}>
+            <dt>{term}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
+function Stage({ image, refreshContentUrl }: { image: MedicalImage; refreshContentUrl: () => Promise<string | null> }) {
+  const media = mediaOf(image);
+  const caption = captionOf(image);
+  const unavailable = (
+    <div className="viewer__placeholder">
+      <DocumentIcon />
+      <p>Preview not available.</p>
+    </div>
+  );
+  switch (media.kind) {
+    case 'locked':
+      return (
+        <div className="viewer__placeholder">
+          <LockIcon />
+          <p>Image not Verified</p>
+        </div>
+      );
+    case 'pdf':
+      return <PdfDocument key={image.id} url={image.image_url ?? ''} refreshUrl={refreshContentUrl} title={caption} />;
+    case 'no-preview':
+      return unavailable;
+    case 'unsupported':
+      return (
+        <div className="viewer__placeholder">
+          <DocumentIcon />
+          <p>{`Unsupported file type: ${media.type}`}</p>
+        </div>
+      );
+    case 'picture': {
+      // JPEG and PNG: the original; DICOM: the server's rendering.
+      const original = image.contentType === 'image/jpeg' || image.contentType === 'image/png';
+      const src = original && image.image_url ? image.image_url : media.src;
+      const pick = original
+        ? (fresh: MedicalImage) => fresh.image_url
+        : (fresh: MedicalImage) => fresh.preview_url;
+      return (
+        <figure className="viewer__figure">
+          <SignedImage
+            key={src}
+            imageId={image.id}
+            src={src}
+            pick={pick}
+            alt={original ? caption : `DICOM preview: ${caption}`}
+            className="viewer__image"
+            fallback={unavailable}
+          />
+          {!original && (
+            <figcaption className="viewer__note">
+              A rendering of the first frame by the server; download the DICOM file for the full study.
+            </figcaption>
+          )}
+        </figure>
+      );
+    }
+  }
+}
+
+/**
+ * The viewer dialog: the picture large (JPEG/PNG original, DICOM preview with
+ * its facts), a PDF drawn inline, and a Download link. Opening it fetches the
+ * image again (GET /api/upload/image/{id}) for freshly signed URLs.
+ */
+export function ImageViewer({ image: listed, onClose }: ImageViewerProps) {
+  const [fetched, setFetched] = useState<Fetched | null>(null);
+  const [failure, setFailure] = useState<unknown>(undefined);
+  const [round, setRound] = useState(0);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    fetchImage(listed.id, controller.signal).then(
+      (fresh) => setFetched((current) => ({ shown: current?.shown ?? fresh, latest: fresh })),
+      (error: unknown) => {
+        if (!isCancel(error)) setFailure(error);
+      },
+    );
+    const timer = setTimeout(() => setRound((n) => n + 1), RENEW_MS);
+    return () => {
+      controller.abort();
+      clearTimeout(timer);
+    };
+  }, [listed.id, round]);
+
+  async function refreshContentUrl(): Promise<string | null> {
+    try {
+      const fresh = await fetchImage(listed.id);
+      setFetched((current) => ({ shown: current?.shown ?? fresh, latest: fresh }));
+      return fresh.image_url;
+    } catch {
+      return null;
+    }
+  }
+
+  const status = isAxiosError(failure) ? failure.response?.status : undefined;
+  const gone = !fetched && (status === 404 || status === 403);
+  // A failed renewal for another reason falls back to the list's copy.
+  const shown = fetched?.shown ?? (failure !== undefined && !gone ? listed : null);
+  const latest = fetched?.latest ?? shown;
+  const uploader = personName(listed.uploadedBy);
+
+  return (
+    <Modal title={captionOf(listed)} onClose={onClose} size="full">
+      <div className="viewer">
+        <div className="viewer__stage">
+          {gone && <p className="form-error">This image is no longer available.</p>}
+          {!gone && !shown && <Spinner label="Opening the image…" />}
+          {shown && <Stage image={shown} refreshContentUrl={refreshContentUrl} />}
+        </div>
+        <aside className="viewer__side" aria-label="Details">
+          <dl className="viewer__facts">
+            <div>
+              <dt>Patient</dt>
+              <dd>{personName(listed.patient) || 'N/A'}</dd>
+            </div>
+            <div>
+              <dt>Uploaded by</dt>
+              <dd>{uploader || 'N/A'}</dd>
+            </div>
+            <div>
+              <dt>Uploaded</dt>
+              <dd>
+                <time dateTime={listed.createdAt}>{formatDateTime(listed.createdAt) ?? 'N/A'}</time>
+              </dd>
+            </div>
+            <div>
+              <dt>Type</dt>
+              <dd>{typeLabel(listed)}</dd>
+            </div>
+            <div>
+              <dt>File</dt>
+              <dd className="viewer__file">
+                {listed.fileName} ({formatBytes(listed.size)})
+              </dd>
+            </div>
+          </dl>
+          {listed.dicom && <DicomFactsList dicom={(latest ?? listed).dicom ?? listed.dicom} />}
+          {latest?.image_url && (
+            <a className="btn btn--primary viewer__download" href={latest.image_url} download={listed.fileName || true}>
+              Download
+            </a>
+          )}
+        </aside>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,60 @@
+import type { MedicalImage } from './api';
+
+/** What a card or the viewer can show of an image. */
+export type Media =
+  | { kind: 'locked' }
+  | { kind: 'picture'; src: string }
+  | { kind: 'pdf' }
+  | { kind: 'no-preview' }
+  | { kind: 'unsupported'; type: string };
+
+const TYPE_LABELS: Record<string, string> = {
+  'image/jpeg': 'JPEG',
+  'image/png': 'PNG',
+  'application/pdf': 'PDF',
+  'application/dicom': 'DICOM',
+};
+
+/**
+ * product.md §2: the image, a PDF icon, 'Unsupported file type: {type}', or
+ * 'Image not Verified' (no image_url: a share not verified yet). A DICOM
+ * file without pixels gets a document icon and 'Preview not available.'.
+ */
+export function mediaOf(image: MedicalImage): Media {
+  if (!image.image_url) return { kind: 'locked' };
+  if (image.preview_url) return { kind: 'picture', src: image.preview_url };
+  switch (image.contentType) {
+    case 'application/pdf':
+      return { kind: 'pdf' };
+    case 'application/dicom':
+      return { kind: 'no-preview' };
+    case 'image/jpeg':
+    case 'image/png':
+      return { kind: 'picture', src: image.image_url };
+    default:
+      return { kind: 'unsupported', type: image.contentType || 'unknown' };
+  }
+}
+
+/** "DICOM · CT", "PDF", "JPEG". */
+export function typeLabel(image: MedicalImage): string {
+  const label = TYPE_LABELS[image.contentType] ?? image.contentType;
+  const modality = image.dicom?.modality?.trim();
+  return modality ? `${label} · ${modality}` : label;
+}
+
+/** product.md §2: the caption falls back to 'Untitled'. */
+export function captionOf(image: Pick<MedicalImage, 'caption'>): string {
+  return image.caption && image.caption.trim() ? image.caption : 'Untitled';
+}
+
+/** "Ayesha Khan", or '' for a missing person. */
+export function personName(person: { firstname?: string | null; lastname?: string | null } | null | undefined): string {
+  if (!person) return '';
+  return [person.firstname, person.lastname].filter((part) => part && part.trim()).join(' ');
+}
+
+/** "Khan, Ayesha" (product.md §2: last name, first name). */
+export function patientLabel(user: { firstname?: string | null; lastname?: string | null }): string {
+  return [user.lastname, user.firstname].filter((part) => part && part.trim()).join(', ');
+}

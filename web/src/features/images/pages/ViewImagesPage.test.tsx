@@ -1,0 +1,352 @@
+import { fireEvent, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import type MockAdapter from 'axios-mock-adapter';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { MedicalImage } from '@/features/images';
+import { makeImage, makeUser, pageOf } from '@/test/fixtures';
+import { mockApi, renderRoute } from '@/test/render';
+import type { User } from '@/types/api';
+
+const pdf = vi.hoisted(() => ({
+  openPdf: vi.fn(),
+}));
+vi.mock('../pdf', () => pdf);
+
+let mock: MockAdapter;
+const provider = makeUser({ id: 'provider-1', role: 'healthProvider', firstname: 'Imran', lastname: 'Siddiqui' });
+const otherProvider = { id: 'provider-2', firstname: 'Sara', lastname: 'Malik' };
+const admin = makeUser({ id: 'admin-1', role: 'admin' });
+const patient = makeUser({ id: 'patient-1', role: 'patient' });
+
+function image(n: number, overrides: Partial<MedicalImage> = {}): MedicalImage {
+  return makeImage({ id: `img-${n}`, caption: `Scan ${n}`, ...overrides });
+}
+
+const EMPTY = pageOf([]);
+
+beforeEach(() => {
+  mock = mockApi();
+});
+
+function renderAs(user: User) {
+  return renderRoute('/view-images', { user, token: 't' });
+}
+
+function section(name: string) {
+  return screen.getByRole('region', { name });
+}
+
+function listCalls(url: string) {
+  return mock.history.get.filter((request) => request.url === url);
+}
+
+describe('/view-images', () => {
+  it('shows a spinner while loading', async () => {
+    mock.onGet('/upload/my-images').reply(() => new Promise((resolve) => setTimeout(() => resolve([200, EMPTY]), 50)));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    renderAs(provider);
+    expect(screen.getByRole('heading', { level: 1, name: 'View Medical Images' })).toBeInTheDocument();
+    expect(within(section('Uploaded Images')).getByRole('status')).toHaveTextContent('Loading uploaded images…');
+    expect(await within(section('Uploaded Images')).findByText('No uploaded images found.')).toBeInTheDocument();
+    expect(within(section('Uploaded Images')).queryByRole('status')).not.toBeInTheDocument();
+  });
+
+  it('gives a provider an Uploaded and a Shared section, with their empty texts', async () => {
+    mock.onGet('/upload/my-images').reply(200, EMPTY);
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    renderAs(provider);
+    expect(await screen.findByText('No uploaded images found.')).toBeInTheDocument();
+    expect(await screen.findByText('No shared images found.')).toBeInTheDocument();
+    expect(screen.getAllByRole('heading', { level: 2 }).map((heading) => heading.textContent)).toEqual([
+      'Uploaded Images',
+      'Shared Images',
+    ]);
+    expect(listCalls('/upload/my-images')[0].params).toEqual({ page: 1, limit: 10 });
+    expect(listCalls('/upload/shared-images')[0].params).toEqual({ page: 1, limit: 10 });
+    expect(screen.queryByRole('navigation', { name: /pages/ })).not.toBeInTheDocument();
+  });
+
+  it('gives a patient the Shared section only', async () => {
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    renderAs(patient);
+    expect(await screen.findByText('No shared images found.')).toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: 'Uploaded Images' })).not.toBeInTheDocument();
+    expect(listCalls('/upload/my-images')).toHaveLength(0);
+  });
+
+  it("lists every image in an admin's Uploaded section", async () => {
+    mock.onGet('/upload/images').reply(200, pageOf([image(1, { uploadedBy: otherProvider })]));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    renderAs(admin);
+    const uploaded = section('Uploaded Images');
+    expect(await within(uploaded).findByRole('heading', { level: 3, name: 'Scan 1' })).toBeInTheDocument();
+    expect(within(uploaded).getByText('Every image in MediShare, whoever uploaded it.')).toBeInTheDocument();
+    // An admin may delete anyone's image.
+    expect(within(uploaded).getByRole('button', { name: 'Delete Scan 1' })).toBeInTheDocument();
+    expect(listCalls('/upload/my-images')).toHaveLength(0);
+  });
+
+  it("pages 10 at a time with 'current / total', previous and next disabled at the ends", async () => {
+    mock.onGet('/upload/my-images').reply((config) => {
+      const page = Number((config.params as { page: number }).page);
+      return [200, pageOf([image(page * 100)], page, 3)];
+    });
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    const user = userEvent.setup();
+    renderAs(provider);
+    const uploaded = section('Uploaded Images');
+    await within(uploaded).findByRole('heading', { name: 'Scan 100' });
+    const pager = within(uploaded).getByRole('navigation', { name: 'Uploaded Images pages' });
+    expect(within(pager).getByText('1 / 3')).toBeInTheDocument();
+    expect(within(pager).getByRole('button', { name: 'Previous' })).toBeDisabled();
+    expect(within(pager).getByRole('button', { name: 'Next' })).toBeEnabled();
+
+    await user.click(within(pager).getByRole('button', { name: 'Next' }));
+    await within(uploaded).findByRole('heading', { name: 'Scan 200' });
+    expect(within(pager).getByText('2 / 3')).toBeInTheDocument();
+    expect(within(pager).getByRole('button', { name: 'Previous' })).toBeEnabled();
+
+    await user.click(within(pager).getByRole('button', { name: 'Next' }));
+    await within(uploaded).findByRole('heading', { name: 'Scan 300' });
+    expect(within(pager).getByText('3 / 3')).toBeInTheDocument();
+    expect(within(pager).getByRole('button', { name: 'Next' })).toBeDisabled();
+    expect(listCalls('/upload/my-images').map((request) => request.params)).toEqual([
+      { page: 1, limit: 10 },
+      { page: 2, limit: 10 },
+      { page: 3, limit: 10 },
+    ]);
+  });
+
+  it('draws each kind of card', async () => {
+    mock.onGet('/upload/my-images').reply(
+      200,
+      pageOf([
+        image(1, { caption: 'CT with preview' }),
+        image(2, {
+          caption: 'Discharge letter',
+          contentType: 'application/pdf',
+          fileName: 'letter.pdf',
+          preview_url: null,
+          dicom: null,
+        }),
+        image(3, { caption: null }),
+        image(4, { caption: 'Structured report', preview_url: null, dicom: { modality: 'SR' } }),
+        image(5, { caption: 'Animation', contentType: 'image/gif', preview_url: null, dicom: null }),
+      ]),
+    );
+    mock.onGet('/upload/shared-images').reply(
+      200,
+      pageOf([
+        image(6, {
+          caption: 'From Dr. Malik',
+          image_url: null,
+          preview_url: null,
+          isShared: true,
+          isVerified: false,
+          uploadedBy: otherProvider,
+          sharedBy: otherProvider,
+        }),
+      ]),
+    );
+    renderAs(provider);
+    const uploaded = section('Uploaded Images');
+    const cards = await within(uploaded).findAllByRole('article');
+    const card = (name: string) => cards.find((item) => within(item).queryByRole('heading', { name }))!;
+
+    const withPreview = card('CT with preview');
+    expect(within(withPreview).getByRole('img', { name: 'Preview: CT with preview' })).toHaveAttribute(
+      'src',
+      '/api/upload/image/img-1/preview?s=s1&exp=1&sig=p',
+    );
+    expect(withPreview).toHaveTextContent('PatientAyesha Khan');
+    expect(withPreview).toHaveTextContent('Date12/05/2025');
+    expect(withPreview).toHaveTextContent('DICOM · CT');
+
+    const letter = card('Discharge letter');
+    expect(within(letter).queryByRole('img')).not.toBeInTheDocument();
+    expect(letter.querySelector('svg.media-icon--pdf')).not.toBeNull();
+    expect(letter).toHaveTextContent('PDF document');
+
+    expect(card('Untitled')).toBeDefined();
+    expect(within(card('Structured report')).getByText('Preview not available.')).toBeInTheDocument();
+    expect(within(card('Animation')).getByText('Unsupported file type: image/gif')).toBeInTheDocument();
+
+    const shared = within(section('Shared Images'));
+    const locked = await shared.findByRole('article');
+    expect(within(locked).getByText('Image not Verified')).toBeInTheDocument();
+    expect(within(locked).queryByRole('button', { name: /View/ })).not.toBeInTheDocument();
+    expect(locked).toHaveTextContent('Shared bySara Malik');
+  });
+
+  it('offers Delete to the uploader only (and admins), never to a patient', async () => {
+    mock.onGet('/upload/my-images').reply(200, pageOf([image(1)]));
+    mock.onGet('/upload/shared-images').reply(200, pageOf([image(2, { uploadedBy: otherProvider, sharedBy: otherProvider })]));
+    renderAs(provider);
+    await screen.findByRole('heading', { name: 'Scan 2' });
+    expect(within(section('Uploaded Images')).getByRole('button', { name: 'Delete Scan 1' })).toBeInTheDocument();
+    expect(within(section('Shared Images')).queryByRole('button', { name: /Delete/ })).not.toBeInTheDocument();
+  });
+
+  it('a patient sees no Delete', async () => {
+    mock.onGet('/upload/shared-images').reply(200, pageOf([image(2, { uploadedBy: otherProvider })]));
+    renderAs(patient);
+    await screen.findByRole('heading', { name: 'Scan 2' });
+    expect(screen.queryByRole('button', { name: /Delete/ })).not.toBeInTheDocument();
+  });
+
+  it('deletes after confirming, toasts the server message and reloads', async () => {
+    mock.onGet('/upload/my-images').replyOnce(200, pageOf([image(1), image(2)]));
+    mock.onGet('/upload/my-images').reply(200, pageOf([image(2)]));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    mock.onDelete('/upload/image/img-1').reply(200, { message: 'Image deleted successfully.' });
+    const user = userEvent.setup();
+    renderAs(provider);
+    await user.click(await screen.findByRole('button', { name: 'Delete Scan 1' }));
+    const dialog = screen.getByRole('dialog', { name: 'Delete image' });
+    expect(dialog).toHaveTextContent('Delete Scan 1 (patient: Ayesha Khan)?');
+    expect(within(dialog).getByRole('button', { name: 'Cancel' })).toHaveFocus();
+    await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
+
+    expect(await screen.findByText('Image deleted successfully.')).toBeInTheDocument();
+    expect(mock.history.delete.map((request) => request.url)).toEqual(['/upload/image/img-1']);
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    await vi.waitFor(() => expect(screen.queryByRole('heading', { name: 'Scan 1' })).not.toBeInTheDocument());
+    expect(listCalls('/upload/my-images')).toHaveLength(2);
+    expect(listCalls('/upload/shared-images')).toHaveLength(2);
+  });
+
+  it('toasts a failed delete and keeps the image', async () => {
+    mock.onGet('/upload/my-images').reply(200, pageOf([image(1)]));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    mock.onDelete('/upload/image/img-1').reply(403, { message: 'You may not delete this image.' });
+    const user = userEvent.setup();
+    renderAs(provider);
+    await user.click(await screen.findByRole('button', { name: 'Delete Scan 1' }));
+    await user.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Delete' }));
+    expect(await screen.findByText('You may not delete this image.')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Scan 1' })).toBeInTheDocument();
+  });
+
+  it("logs 'Failed to fetch images' when a list fails, and offers to try again", async () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    mock.onGet('/upload/my-images').replyOnce(500, { message: 'Internal server error.' });
+    mock.onGet('/upload/my-images').reply(200, EMPTY);
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    const user = userEvent.setup();
+    renderAs(provider);
+    const uploaded = section('Uploaded Images');
+    expect(await within(uploaded).findByRole('alert')).toHaveTextContent('The images could not be loaded.');
+    expect(log).toHaveBeenCalledWith('Failed to fetch images', expect.anything());
+    await user.click(within(uploaded).getByRole('button', { name: 'Try again' }));
+    expect(await within(uploaded).findByText('No uploaded images found.')).toBeInTheDocument();
+  });
+
+  it('asks for a fresh signed URL when a preview stops loading', async () => {
+    mock.onGet('/upload/my-images').reply(200, pageOf([image(1)]));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    mock.onGet('/upload/image/img-1').reply(200, {
+      data: image(1, { preview_url: '/api/upload/image/img-1/preview?s=s2&exp=2&sig=fresh' }),
+    });
+    renderAs(provider);
+    const preview = await screen.findByRole('img', { name: 'Preview: Scan 1' });
+    fireEvent.error(preview);
+    await vi.waitFor(() =>
+      expect(screen.getByRole('img', { name: 'Preview: Scan 1' })).toHaveAttribute(
+        'src',
+        '/api/upload/image/img-1/preview?s=s2&exp=2&sig=fresh',
+      ),
+    );
+    fireEvent.error(screen.getByRole('img', { name: 'Preview: Scan 1' }));
+    expect(await screen.findByText('Preview not available.')).toBeInTheDocument();
+    expect(listCalls('/upload/image/img-1')).toHaveLength(1);
+  });
+
+  it('opens a DICOM image in a dialog with its facts and a Download link; Escape closes it', async () => {
+    const fresh = image(1, {
+      image_url: '/api/upload/image/img-1/content?s=s2&sig=new',
+      preview_url: '/api/upload/image/img-1/preview?s=s2&sig=new',
+    });
+    mock.onGet('/upload/my-images').reply(200, pageOf([image(1)]));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    mock.onGet('/upload/image/img-1').reply(200, { data: fresh });
+    const user = userEvent.setup();
+    renderAs(provider);
+    const open = await screen.findByRole('button', { name: 'View Scan 1' });
+    await user.click(open);
+
+    const dialog = screen.getByRole('dialog', { name: 'Scan 1' });
+    const picture = await within(dialog).findByRole('img', { name: 'DICOM preview: Scan 1' });
+    expect(picture).toHaveAttribute('src', fresh.preview_url);
+    const facts = within(dialog).getByRole('region', { name: 'DICOM' });
+    expect(facts).toHaveTextContent('ModalityCT');
+    expect(facts).toHaveTextContent('Body partCHEST');
+    expect(facts).toHaveTextContent('Study descriptione+1');
+    expect(facts).toHaveTextContent('Rows × Columns128 × 128');
+    expect(facts).toHaveTextContent('Frames1');
+    const download = within(dialog).getByRole('link', { name: 'Download' });
+    expect(download).toHaveAttribute('href', fresh.image_url);
+    expect(download).toHaveAttribute('download', 'CT_small.dcm');
+
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(open).toHaveFocus();
+  });
+
+  it('shows a JPEG at full size from its content URL', async () => {
+    const photo = image(1, {
+      caption: 'Knee',
+      contentType: 'image/jpeg',
+      fileName: 'knee.jpg',
+      dicom: null,
+    });
+    mock.onGet('/upload/my-images').reply(200, pageOf([photo]));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    mock.onGet('/upload/image/img-1').reply(200, { data: photo });
+    const user = userEvent.setup();
+    renderAs(provider);
+    await user.click(await screen.findByRole('button', { name: 'View Knee' }));
+    const dialog = screen.getByRole('dialog', { name: 'Knee' });
+    expect(await within(dialog).findByRole('img', { name: 'Knee' })).toHaveAttribute('src', photo.image_url);
+    expect(within(dialog).queryByRole('region', { name: 'DICOM' })).not.toBeInTheDocument();
+  });
+
+  it('draws a PDF with pdf.js, one canvas per page, from the fetched bytes', async () => {
+    const letter = image(1, {
+      caption: 'Letter',
+      contentType: 'application/pdf',
+      fileName: 'letter.pdf',
+      preview_url: null,
+      dicom: null,
+    });
+    mock.onGet('/upload/my-images').reply(200, pageOf([letter]));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    mock.onGet('/upload/image/img-1').reply(200, { data: letter });
+    const fetchSpy = vi.fn(async () => new Response(new Uint8Array([0x25, 0x50, 0x44, 0x46])));
+    vi.stubGlobal('fetch', fetchSpy);
+    const render = vi.fn(() => ({ promise: Promise.resolve(), cancel: vi.fn() }));
+    const page = { getViewport: ({ scale }: { scale: number }) => ({ width: 600 * scale, height: 800 * scale }), render };
+    pdf.openPdf.mockResolvedValue({ numPages: 2, getPage: vi.fn(async () => page), destroy: vi.fn() });
+
+    const user = userEvent.setup();
+    renderAs(provider);
+    await user.click(await screen.findByRole('button', { name: 'View Letter' }));
+    const dialog = screen.getByRole('dialog', { name: 'Letter' });
+    expect(await within(dialog).findByRole('img', { name: 'Letter, page 1 of 2' })).toBeInTheDocument();
+    expect(within(dialog).getByRole('img', { name: 'Letter, page 2 of 2' })).toBeInTheDocument();
+    expect(within(dialog).getByText('2 pages')).toBeInTheDocument();
+    expect(fetchSpy).toHaveBeenCalledWith(letter.image_url, expect.objectContaining({ credentials: 'same-origin' }));
+    expect(pdf.openPdf).toHaveBeenCalledWith(new Uint8Array([0x25, 0x50, 0x44, 0x46]));
+    await vi.waitFor(() => expect(render).toHaveBeenCalledTimes(2));
+    vi.unstubAllGlobals();
+  });
+
+  it('says so when an image is gone by the time it is opened', async () => {
+    mock.onGet('/upload/my-images').reply(200, pageOf([image(1)]));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    mock.onGet('/upload/image/img-1').reply(404, { message: 'Image not found.' });
+    const user = userEvent.setup();
+    renderAs(provider);
+    await user.click(await screen.findByRole('button', { name: 'View Scan 1' }));
+    expect(await within(screen.getByRole('dialog')).findByText('This image is no longer available.')).toBeInTheDocument();
+  });
+});
