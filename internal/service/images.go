@@ -59,17 +59,19 @@ type KeyWrapper interface {
 
 // ImageService stores, lists, serves and deletes medical files.
 type ImageService struct {
-	store   ImageStore
-	blobs   ContentStore
-	keys    KeyWrapper
-	signKey []byte
-	logger  *slog.Logger
-	now     Clock
+	store    ImageStore
+	blobs    ContentStore
+	keys     KeyWrapper
+	signKey  []byte
+	logger   *slog.Logger
+	now      Clock
+	previews chan struct{} // a token per preview being rendered
 }
 
 // NewImageService wires the images use cases; signKey signs content URLs.
 func NewImageService(store ImageStore, blobs ContentStore, keys KeyWrapper, signKey []byte, logger *slog.Logger, now Clock) *ImageService {
-	return &ImageService{store: store, blobs: blobs, keys: keys, signKey: signKey, logger: logger, now: now}
+	return &ImageService{store: store, blobs: blobs, keys: keys, signKey: signKey, logger: logger, now: now,
+		previews: make(chan struct{}, maxConcurrentPreviews)}
 }
 
 const blobPrefix = "images/"
@@ -344,9 +346,19 @@ func (c *checkedReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// maxConcurrentPreviews bounds rendering: decoding a large image can take
+// hundreds of MiB, so a burst of previews must wait its turn.
+const maxConcurrentPreviews = 2
+
 // Preview writes a PNG rendering of an image. Errors: ENOTFOUND (also
 // "Preview not available."), EUNAVAILABLE.
 func (s *ImageService) Preview(ctx context.Context, p *domain.Principal, id string, dst io.Writer, meta domain.RequestMeta) error {
+	select {
+	case s.previews <- struct{}{}:
+		defer func() { <-s.previews }()
+	case <-ctx.Done():
+		return domain.Wrap(domain.EUNAVAILABLE, ctx.Err(), "The service is busy. Please try again.")
+	}
 	c, err := s.Open(ctx, p, id, "preview", meta)
 	if err != nil {
 		return err
