@@ -95,16 +95,16 @@ func TestConcurrentMigrationsTakeTurns(t *testing.T) {
 	}
 }
 
-func TestSettingsRepo(t *testing.T) {
+func TestSettings(t *testing.T) {
 	ctx := context.Background()
 	db, err := postgres.Open(ctx, pgtest.NewDatabase(t), postgres.PoolOptions{MaxConns: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	repo := postgres.NewSettingsRepo(db)
+	store := postgres.NewStore(db)
 
-	all, err := repo.All(ctx)
+	all, err := store.Settings(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,10 +112,10 @@ func TestSettingsRepo(t *testing.T) {
 	if err := json.Unmarshal(all["share_lifetime_default_hours"], &hours); err != nil || hours != 24 {
 		t.Errorf("share_lifetime_default_hours = %s", all["share_lifetime_default_hours"])
 	}
-	if v, err := repo.Get(ctx, "share_lifetime_max_hours"); err != nil || string(v) != "168" {
+	if v, err := store.Setting(ctx, "share_lifetime_max_hours"); err != nil || string(v) != "168" {
 		t.Errorf("share_lifetime_max_hours = %s, %v", v, err)
 	}
-	if _, err := repo.Get(ctx, "no_such_setting"); domain.ErrorKind(err) != domain.ENOTFOUND {
+	if _, err := store.Setting(ctx, "no_such_setting"); domain.ErrorKind(err) != domain.ENOTFOUND {
 		t.Errorf("missing setting: kind %q (%v), want not found", domain.ErrorKind(err), err)
 	}
 }

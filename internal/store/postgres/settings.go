@@ -3,19 +3,11 @@ package postgres
 import (
 	"context"
 	"encoding/json"
-
-	"github.com/medishare/medishare/internal/store/postgres/db"
 )
 
-// SettingsRepo reads the application settings.
-type SettingsRepo struct{ q *db.Queries }
-
-// NewSettingsRepo returns the settings repository of d.
-func NewSettingsRepo(d *DB) *SettingsRepo { return &SettingsRepo{q: db.New(d.Pool)} }
-
-// All returns every setting by key. Errors: EUNAVAILABLE.
-func (r *SettingsRepo) All(ctx context.Context) (map[string]json.RawMessage, error) {
-	rows, err := r.q.ListSettings(ctx)
+// Settings returns every application setting by key. Errors: EUNAVAILABLE.
+func (s *Store) Settings(ctx context.Context) (map[string]json.RawMessage, error) {
+	rows, err := s.q(ctx).ListSettings(ctx)
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -26,9 +18,9 @@ func (r *SettingsRepo) All(ctx context.Context) (map[string]json.RawMessage, err
 	return out, nil
 }
 
-// Get returns one setting. Errors: ENOTFOUND, EUNAVAILABLE.
-func (r *SettingsRepo) Get(ctx context.Context, key string) (json.RawMessage, error) {
-	row, err := r.q.GetSetting(ctx, key)
+// Setting returns one setting. Errors: ENOTFOUND, EUNAVAILABLE.
+func (s *Store) Setting(ctx context.Context, key string) (json.RawMessage, error) {
+	row, err := s.q(ctx).GetSetting(ctx, key)
 	if err != nil {
 		return nil, translate(err)
 	}
