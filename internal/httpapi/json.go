@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -57,6 +58,11 @@ func writeOK(w http.ResponseWriter, status int, message string, data any) {
 // writeError turns err into the API's error body and status. Only unexpected
 // errors are logged as errors; their details never reach the client.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		// The client went away: nobody reads the answer and nothing failed here.
+		slog.Debug("request cancelled by the client", "request_id", requestID(r.Context()))
+		return
+	}
 	kind := domain.ErrorKind(err)
 	status := statusOf(kind)
 	body := errorBody{Message: domain.ErrorMessage(err)}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -308,5 +309,20 @@ func TestReadJSON(t *testing.T) {
 				t.Fatalf("kind = %q (%v), want %q", domain.ErrorKind(err), err, tc.kind)
 			}
 		})
+	}
+}
+
+func TestCancelledRequestIsNotAServerError(t *testing.T) {
+	var logs bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	defer slog.SetDefault(prev)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := httptest.NewRequest("GET", "/", nil).WithContext(ctx)
+	rec := httptest.NewRecorder()
+	writeError(rec, req, fmt.Errorf("query: %w", context.Canceled))
+	if strings.Contains(logs.String(), "ERROR") || rec.Body.Len() != 0 {
+		t.Fatalf("a client's cancellation was treated as a failure: log %q, body %q", logs.String(), rec.Body.String())
 	}
 }
