@@ -91,7 +91,10 @@ func (s *FS) Put(ctx context.Context, key string, r io.Reader) error {
 }
 
 func writeSynced(f *os.File, r io.Reader) error {
-	_, err := io.Copy(f, r)
+	// A buffer larger than one encrypted chunk takes a whole chunk per read,
+	// so the writer feeding r moves on while this goroutine writes (os.File's
+	// own ReadFrom would read in 32 KiB pieces and hold the writer up).
+	_, err := io.CopyBuffer(struct{ io.Writer }{f}, r, make([]byte, 128<<10))
 	if err == nil {
 		err = f.Sync()
 	}

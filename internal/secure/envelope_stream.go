@@ -205,8 +205,6 @@ type DecryptReader struct {
 	peek    [1]byte
 	hasPeek bool
 	size    int64
-	hash    hash.Hash
-	sum     []byte
 
 	// Range mode (lastIndex >= 0): the caller knows the plaintext size.
 	lastIndex int64
@@ -225,15 +223,11 @@ func NewDecryptReader(src io.Reader, key []byte, fileID string) (*DecryptReader,
 	if err != nil {
 		return nil, err
 	}
-	return &DecryptReader{src: src, aead: aead, fileID: fileID, hash: sha256.New(), lastIndex: -1, remaining: -1}, nil
+	return &DecryptReader{src: src, aead: aead, fileID: fileID, lastIndex: -1, remaining: -1}, nil
 }
 
 // PlainSize is the number of plaintext bytes, once Read returned io.EOF.
 func (r *DecryptReader) PlainSize() int64 { return r.size }
-
-// PlainSHA256 is the SHA-256 of the plaintext, once Read returned io.EOF in
-// whole-file mode (nil before); compare it with the stored one.
-func (r *DecryptReader) PlainSHA256() []byte { return r.sum }
 
 // Read returns plaintext. Its error is sticky; next returns io.EOF along
 // with the last chunk's plaintext, which is handed out first.
@@ -251,6 +245,32 @@ func (r *DecryptReader) Read(p []byte) (int, error) {
 	n := copy(p, r.plain)
 	r.plain = r.plain[n:]
 	return n, nil
+}
+
+// WriteTo writes the plaintext to w a chunk at a time, straight from the
+// decryption buffer: io.Copy uses it and saves a copy of every byte.
+func (r *DecryptReader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if len(r.plain) > 0 {
+			n, err := w.Write(r.plain)
+			total += int64(n)
+			r.plain = r.plain[n:]
+			if err != nil {
+				return total, err
+			}
+		}
+		switch {
+		case r.err == io.EOF:
+			return total, nil
+		case r.err != nil:
+			return total, r.err
+		case r.chunk == 0:
+			r.err = r.readHeader()
+		default:
+			r.err = r.next()
+		}
+	}
 }
 
 func (r *DecryptReader) readHeader() error {
@@ -314,10 +334,8 @@ func (r *DecryptReader) next() error {
 	if err := r.open(n, last); err != nil {
 		return err
 	}
-	r.hash.Write(r.plain)
 	r.size += int64(len(r.plain))
 	if last {
-		r.sum = r.hash.Sum(nil)
 		return io.EOF
 	}
 	return nil
