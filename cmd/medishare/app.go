@@ -18,16 +18,17 @@ import (
 
 // app is the wired program: configuration, database, services.
 type app struct {
-	cfg    *config.Config
-	logger *slog.Logger
-	db     *postgres.DB
-	store  *postgres.Store
-	outbox *service.Outbox
-	auth   *service.AuthService
-	users  *service.UserService
-	images *service.ImageService
-	blobs  blobStore
-	keys   *secure.Envelope
+	cfg     *config.Config
+	logger  *slog.Logger
+	db      *postgres.DB
+	store   *postgres.Store
+	outbox  *service.Outbox
+	auth    *service.AuthService
+	users   *service.UserService
+	images  *service.ImageService
+	sharing *service.SharingService
+	blobs   blobStore
+	keys    *secure.Envelope
 }
 
 // blobStore is the content store with its health check.
@@ -85,11 +86,12 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 	templates := mail.Templates{PublicURL: cfg.PublicURL}
 	return &app{
 		cfg: cfg, logger: logger, db: db, store: store, outbox: outbox,
-		auth:   service.NewAuthService(store, passwords, keys, service.NewTokens(cfg.JWTSecret, cfg.PublicURL, now), outbox, templates, now),
-		users:  service.NewUserService(store, passwords, now),
-		images: service.NewImageService(store, blobs, envelope, keys.Subkey("signed-urls"), logger, now),
-		blobs:  blobs,
-		keys:   envelope,
+		auth:    service.NewAuthService(store, passwords, keys, service.NewTokens(cfg.JWTSecret, cfg.PublicURL, now), outbox, templates, now),
+		users:   service.NewUserService(store, passwords, now),
+		images:  service.NewImageService(store, blobs, envelope, keys.Subkey("signed-urls"), logger, now),
+		sharing: service.NewSharingService(store, keys, outbox, templates, now),
+		blobs:   blobs,
+		keys:    envelope,
 	}, nil
 }
 

@@ -55,6 +55,7 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 		Auth:           a.auth,
 		Users:          a.users,
 		Images:         a.images,
+		Sharing:        a.sharing,
 		Audit:          a.store,
 	})
 

@@ -40,4 +40,11 @@ type Image struct {
 	UploadedBy  Person
 	Patient     Person
 	CreatedAt   time.Time
+
+	// ViaShare is the share through which the caller reaches the image, when
+	// the caller is its recipient rather than its uploader or an admin.
+	ViaShare *Share
+	// Shares are the image's shares that are not revoked, for the uploader
+	// and admins; listings fill them in.
+	Shares []Share
 }

@@ -30,7 +30,8 @@ type personJSON struct {
 	Lastname  string `json:"lastname"`
 }
 
-// imageJSON is the image object of api.md.
+// imageJSON is the image object of api.md, with the image's shares for its
+// uploader and admins.
 type imageJSON struct {
 	ID               string             `json:"id"`
 	Caption          string             `json:"caption"`
@@ -48,15 +49,40 @@ type imageJSON struct {
 	UploadedBy       personJSON         `json:"uploadedBy"`
 	Patient          personJSON         `json:"patient"`
 	DICOM            *domain.DICOMFacts `json:"dicom"`
+	Shares           []imageShareJSON   `json:"shares"`
+}
+
+// imageShareJSON is one share on the uploader's card.
+type imageShareJSON struct {
+	ID         string     `json:"id"`
+	SharedWith personJSON `json:"sharedWith"`
+	Status     string     `json:"status"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	ExpiresAt  time.Time  `json:"expiresAt"`
 }
 
 func (a *api) toImageJSON(p *domain.Principal, im domain.Image) imageJSON {
-	content := a.images.SignedURL(p, im.ID, "content")
+	now := a.images.Now()
 	out := imageJSON{
 		ID: im.ID, Caption: im.Caption, ContentType: im.ContentType, FileName: im.FileName, Size: im.Size,
-		CreatedAt: im.CreatedAt.UTC(), ImageURL: &content, IsVerified: true, DICOM: im.DICOM,
-		UploadedBy: personJSON(im.UploadedBy), Patient: personJSON(im.Patient),
+		CreatedAt: im.CreatedAt.UTC(), IsVerified: true, DICOM: im.DICOM,
+		UploadedBy: personJSON(im.UploadedBy), Patient: personJSON(im.Patient), Shares: []imageShareJSON{},
 	}
+	for _, sh := range im.Shares {
+		out.Shares = append(out.Shares, imageShareJSON{ID: sh.ID, SharedWith: personJSON(sh.SharedWith),
+			Status: sh.Status(now), CreatedAt: sh.CreatedAt.UTC(), ExpiresAt: sh.ExpiresAt.UTC()})
+		out.IsShared = out.IsShared || sh.Status(now) == domain.SharePending || sh.Status(now) == domain.ShareVerified
+	}
+	if sh := im.ViaShare; sh != nil {
+		by := personJSON(sh.SharedBy)
+		expires := sh.ExpiresAt.UTC()
+		out.IsShared, out.IsVerified, out.SharingRequestID, out.ExpiresAt, out.SharedBy = true, sh.VerifiedAt != nil, &sh.ID, &expires, &by
+	}
+	if !a.images.Opens(im) {
+		return out // image_url and preview_url stay null until the share is verified
+	}
+	content := a.images.SignedURL(p, im.ID, "content")
+	out.ImageURL = &content
 	hasPixels := im.ContentType == "image/jpeg" || im.ContentType == "image/png" ||
 		(im.DICOM != nil && im.DICOM.Rows > 0 && im.DICOM.Columns > 0)
 	if hasPixels {
@@ -252,11 +278,10 @@ func (a *api) listAllImages(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// listSharedImages lists images shared with the caller; sharing arrives with
-// its own feature, so the list is empty until then.
+// listSharedImages lists images shared with the caller through open, unexpired shares.
 func (a *api) listSharedImages(w http.ResponseWriter, r *http.Request) {
 	a.writeImages(w, r, func(p *domain.Principal, page domain.Page) ([]domain.Image, domain.PageOf, error) {
-		return nil, domain.PageOf{Page: page.Page, Limit: page.Limit}, nil
+		return a.images.ListShared(r.Context(), p, page)
 	})
 }
 

@@ -26,6 +26,7 @@ type Deps struct {
 	Auth           *service.AuthService
 	Users          *service.UserService
 	Images         *service.ImageService
+	Sharing        *service.SharingService
 	Audit          service.AuditWriter
 }
 
@@ -34,6 +35,7 @@ type api struct {
 	auth          *service.AuthService
 	users         *service.UserService
 	images        *service.ImageService
+	sharing       *service.SharingService
 	audit         service.AuditWriter
 	secureCookies bool
 }
@@ -51,7 +53,7 @@ func NewRouter(d Deps) http.Handler {
 	r.Get("/healthz", d.Readiness.healthz)
 	r.Get("/readyz", d.Readiness.readyz)
 
-	a := &api{auth: d.Auth, users: d.Users, images: d.Images, audit: d.Audit, secureCookies: d.SecureCookies}
+	a := &api{auth: d.Auth, users: d.Users, images: d.Images, sharing: d.Sharing, audit: d.Audit, secureCookies: d.SecureCookies}
 	r.Route("/api", func(r chi.Router) {
 		// Without services (the router's own tests) only the fallbacks below answer.
 		if d.Auth != nil {
@@ -61,6 +63,7 @@ func NewRouter(d Deps) http.Handler {
 				r.Use(a.requireAuth)
 				a.mountUsers(r)
 				a.mountImages(r)
+				a.mountSharing(r)
 			})
 		}
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {

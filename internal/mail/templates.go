@@ -86,6 +86,38 @@ func (t Templates) PasswordChanged(to, firstname string) Message {
 	}
 }
 
+// ShareCode tells a recipient that an image was shared with them, with the
+// sharing id and code that open it. It names the sharer and the caption the
+// sharer wrote, never the patient or anything read from the file.
+func (t Templates) ShareCode(to, firstname, sharer, caption, shareID, code string, expires time.Time) Message {
+	return Message{
+		To:      to,
+		Subject: "A medical image was shared with you on MediShare",
+		Text: greeting(firstname) +
+			plainName(sharer) + " shared an image with you on MediShare: \"" + plainText(caption, maxCaptionRunes) + "\".\n\n" +
+			"To see it, sign in, open View Images and choose Verify on the image, then enter:\n\n" +
+			"Sharing id: " + shareID + "\n" +
+			"Code: " + code + "\n\n" +
+			"The share expires on " + expiryText(expires) + ". " +
+			"The code works for you only, and five wrong codes void the share.\n" +
+			t.link("/view-images") + "\n\n" +
+			"If you did not expect this, you can ignore this email.\n" +
+			signature,
+	}
+}
+
+// karachi is where the product shows its dates (product.md §9).
+var karachi = func() *time.Location {
+	if loc, err := time.LoadLocation("Asia/Karachi"); err == nil {
+		return loc
+	}
+	return time.FixedZone("PKT", 5*60*60)
+}()
+
+func expiryText(t time.Time) string {
+	return t.UTC().Format("2006-01-02 at 15:04 UTC") + " (" + t.In(karachi).Format("15:04 on 2 Jan") + " in Pakistan)"
+}
+
 const signature = "\nMediShare\n"
 
 func (t Templates) link(path string) string {
@@ -99,9 +131,15 @@ func greeting(firstname string) string {
 	return "Hello,\n\n"
 }
 
+// maxCaptionRunes bounds a caption quoted in a mail.
+const maxCaptionRunes = 120
+
 // plainName keeps a name to one short line of text, so it cannot add lines
 // of its own ("Your code is ...") to the mail.
-func plainName(s string) string {
+func plainName(s string) string { return plainText(s, maxNameRunes) }
+
+// plainText keeps s to one line of at most limit runes.
+func plainText(s string, limit int) string {
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r) {
 			return ' '
@@ -109,8 +147,8 @@ func plainName(s string) string {
 		return r
 	}, s)
 	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > maxNameRunes {
-		s = strings.TrimSpace(string(r[:maxNameRunes]))
+	if r := []rune(s); len(r) > limit {
+		s = strings.TrimSpace(string(r[:limit]))
 	}
 	return s
 }

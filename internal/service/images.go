@@ -39,6 +39,10 @@ type ImageStore interface {
 	Images(ctx context.Context, uploadedBy string, page domain.Page) ([]domain.Image, int, error)
 	DeleteImage(ctx context.Context, id string) (string, error)
 	BlobReferenced(ctx context.Context, key string) (bool, error)
+	RecipientShare(ctx context.Context, imageID, recipientID string) (domain.Share, error)
+	MarkShareExpiryLogged(ctx context.Context, id string) (bool, error)
+	ImagesSharedWith(ctx context.Context, recipientID string, now time.Time, page domain.Page) ([]domain.Image, int, error)
+	AttachShares(ctx context.Context, images []domain.Image) error
 }
 
 // ContentStore keeps the encrypted contents (blob.Store).
@@ -235,13 +239,10 @@ func (s *ImageService) removeBlob(key string) {
 	}
 }
 
-// canSee reports whether the caller may see an image: its uploader or an admin.
-// (Shares add their recipients with the sharing feature.)
-func canSee(p *domain.Principal, im domain.Image) bool {
-	return p.User.Role == domain.RoleAdmin || im.UploadedBy.ID == p.User.ID
-}
-
-// Get returns an image the caller may see. Errors: ENOTFOUND.
+// Get returns an image the caller may see: its uploader and admins may, and
+// so may the recipient of an open, unexpired share (ViaShare is then set;
+// the contents wait for the share's verification, see Opens).
+// Errors: ENOTFOUND.
 func (s *ImageService) Get(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (domain.Image, error) {
 	im, err := s.store.Image(ctx, id)
 	if domain.ErrorKind(err) == domain.ENOTFOUND {
@@ -249,11 +250,63 @@ func (s *ImageService) Get(ctx context.Context, p *domain.Principal, id string, 
 	} else if err != nil {
 		return domain.Image{}, err
 	}
-	if !canSee(p, im) {
-		_ = s.store.AppendAudit(ctx, audit(meta, p.User.ID, "access_denied", "images", id, false, "not the uploader"))
+	if p.User.Role == domain.RoleAdmin || im.UploadedBy.ID == p.User.ID {
+		return im, nil
+	}
+	deny := func(reason string) (domain.Image, error) {
+		_ = s.store.AppendAudit(ctx, audit(meta, p.User.ID, "access_denied", "images", id, false, reason))
 		return domain.Image{}, errImageNotFound
 	}
+	if !p.Can(domain.PermImagesViewShared) {
+		return deny("not the uploader")
+	}
+	sh, err := s.store.RecipientShare(ctx, im.ID, p.User.ID)
+	if domain.ErrorKind(err) == domain.ENOTFOUND {
+		return deny("not the uploader, no open share")
+	} else if err != nil {
+		return domain.Image{}, err
+	}
+	if sh.Status(s.now()) == domain.ShareExpired {
+		if err := logShareExpiry(ctx, s.store, sh, p.User.ID, meta); err != nil {
+			return domain.Image{}, err
+		}
+		return deny("share " + sh.ID + " expired")
+	}
+	im.ViaShare = &sh
 	return im, nil
+}
+
+// Opens reports whether the caller who got im from Get may see its
+// contents: always, unless they reach it through a share not yet verified.
+func (s *ImageService) Opens(im domain.Image) bool {
+	return im.ViaShare == nil || im.ViaShare.Opens(s.now())
+}
+
+// getOpen is Get for the contents: a share must be verified first.
+// Errors: ENOTFOUND, EFORBIDDEN.
+func (s *ImageService) getOpen(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (domain.Image, error) {
+	im, err := s.Get(ctx, p, id, meta)
+	if err != nil {
+		return domain.Image{}, err
+	}
+	if !s.Opens(im) {
+		_ = s.store.AppendAudit(ctx, audit(meta, p.User.ID, "access_denied", "images", id, false, "share "+im.ViaShare.ID+" not verified"))
+		return domain.Image{}, domain.Errorf(domain.EFORBIDDEN, "Please verify this share before viewing the image.")
+	}
+	return im, nil
+}
+
+// Now is the service's clock, for share statuses computed outside it.
+func (s *ImageService) Now() time.Time { return s.now() }
+
+// ListShared returns the images shared with the caller through open,
+// unexpired shares, newest share first.
+func (s *ImageService) ListShared(ctx context.Context, p *domain.Principal, page domain.Page) ([]domain.Image, domain.PageOf, error) {
+	if !p.Can(domain.PermImagesViewShared) {
+		return nil, domain.PageOf{}, domain.Errorf(domain.EFORBIDDEN, "You are not allowed to see shared images.")
+	}
+	images, total, err := s.store.ImagesSharedWith(ctx, p.User.ID, s.now(), page)
+	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
 }
 
 // ListUploaded returns the images the caller uploaded, newest first.
@@ -262,6 +315,9 @@ func (s *ImageService) ListUploaded(ctx context.Context, p *domain.Principal, pa
 		return nil, domain.PageOf{}, domain.Errorf(domain.EFORBIDDEN, "Only providers and admins upload images.")
 	}
 	images, total, err := s.store.Images(ctx, p.User.ID, page)
+	if err == nil {
+		err = s.store.AttachShares(ctx, images)
+	}
 	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
 }
 
@@ -271,6 +327,9 @@ func (s *ImageService) ListAll(ctx context.Context, p *domain.Principal, page do
 		return nil, domain.PageOf{}, domain.Errorf(domain.EFORBIDDEN, "Only admins see every image.")
 	}
 	images, total, err := s.store.Images(ctx, "", page)
+	if err == nil {
+		err = s.store.AttachShares(ctx, images)
+	}
 	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
 }
 
@@ -286,13 +345,17 @@ func (c *Contents) Close() error { return c.closer.Close() }
 
 // Open checks access, writes the access entry, and only then opens the
 // contents (S19). kind is "view" or "preview" (for the audit log).
-// Errors: ENOTFOUND, EUNAVAILABLE.
+// Errors: ENOTFOUND, EFORBIDDEN (a share not verified), EUNAVAILABLE.
 func (s *ImageService) Open(ctx context.Context, p *domain.Principal, id, kind string, meta domain.RequestMeta) (*Contents, error) {
-	im, err := s.Get(ctx, p, id, meta)
+	im, err := s.getOpen(ctx, p, id, meta)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.AppendAudit(ctx, audit(meta, p.User.ID, kind, "images", id, true, "")); err != nil {
+	reason := ""
+	if im.ViaShare != nil {
+		reason = "via share " + im.ViaShare.ID
+	}
+	if err := s.store.AppendAudit(ctx, audit(meta, p.User.ID, kind, "images", id, true, reason)); err != nil {
 		return nil, err
 	}
 	key, err := s.keys.Unwrap(im.WrappedKey, im.ID)
@@ -362,8 +425,9 @@ func (s *ImageService) Delete(ctx context.Context, p *domain.Principal, id strin
 	if err != nil {
 		return err
 	}
-	if !p.Can(domain.PermImagesDelete) {
-		return domain.Errorf(domain.EFORBIDDEN, "You are not allowed to delete images.")
+	if !p.Can(domain.PermImagesDelete) || im.ViaShare != nil {
+		_ = s.store.AppendAudit(ctx, audit(meta, p.User.ID, "access_denied", "images", id, false, "delete: not the uploader"))
+		return domain.Errorf(domain.EFORBIDDEN, "Only the uploader or an admin can delete an image.")
 	}
 	var key string
 	err = s.store.InTx(ctx, func(ctx context.Context) error {

@@ -1,6 +1,8 @@
 package service
 
 import (
+	"time"
+
 	"context"
 	"strings"
 
@@ -23,6 +25,7 @@ type UserStore interface {
 	CountUsers(ctx context.Context) (int, error)
 	CountImages(ctx context.Context, uploadedBy string) (int, error)
 	CountPatientsOf(ctx context.Context, uploaderID string) (int, error)
+	CountSharedImages(ctx context.Context, sharerID string, now time.Time) (int, error)
 	Roles(ctx context.Context) ([]domain.RoleInfo, error)
 	Permissions(ctx context.Context) ([]domain.PermissionInfo, error)
 }
@@ -269,8 +272,8 @@ type Stats struct {
 }
 
 // Stats returns the dashboard counts: the whole system for admins; a
-// provider's own uploads and own patients (those they uploaded for). Shared
-// images are counted by the sharing feature. Errors: EFORBIDDEN.
+// provider's own uploads, own patients (those they uploaded for) and the
+// images they share now (open, unexpired shares). Errors: EFORBIDDEN.
 func (s *UserService) Stats(ctx context.Context, p *domain.Principal) (Stats, error) {
 	var st Stats
 	var err error
@@ -279,9 +282,15 @@ func (s *UserService) Stats(ctx context.Context, p *domain.Principal) (Stats, er
 		if st.TotalUsers, err = s.store.CountUsers(ctx); err == nil {
 			st.TotalImages, err = s.store.CountImages(ctx, "")
 		}
+		if err == nil {
+			st.SharedImages, err = s.store.CountSharedImages(ctx, "", s.now())
+		}
 	case domain.RoleProvider:
 		if st.TotalUsers, err = s.store.CountPatientsOf(ctx, p.User.ID); err == nil {
 			st.TotalImages, err = s.store.CountImages(ctx, p.User.ID)
+		}
+		if err == nil {
+			st.SharedImages, err = s.store.CountSharedImages(ctx, p.User.ID, s.now())
 		}
 	default:
 		return Stats{}, domain.Errorf(domain.EFORBIDDEN, "The dashboard is for providers and admins.")

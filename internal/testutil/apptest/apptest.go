@@ -104,7 +104,8 @@ func New(t testing.TB) *App {
 	outbox := service.NewOutbox(mailer, logger)
 	t.Cleanup(outbox.Wait)
 	tokens := service.NewTokens(JWTSecret, "http://medishare.test", clock.Now)
-	auth := service.NewAuthService(store, passwords, keys, tokens, outbox, mail.Templates{PublicURL: "http://medishare.test"}, clock.Now)
+	templates := mail.Templates{PublicURL: "http://medishare.test", Now: clock.Now}
+	auth := service.NewAuthService(store, passwords, keys, tokens, outbox, templates, clock.Now)
 	users := service.NewUserService(store, passwords, clock.Now)
 	blobDir := t.TempDir()
 	blobs, err := blob.NewFS(blobDir)
@@ -118,7 +119,7 @@ func New(t testing.TB) *App {
 	images := service.NewImageService(store, blobs, envelope, keys.Subkey("signed-urls"), logger, clock.Now)
 	router := httpapi.NewRouter(httpapi.Deps{
 		Logger: logger, Readiness: httpapi.NewReadiness(), WebApp: fstest.MapFS{},
-		Auth: auth, Users: users, Images: images, Audit: store,
+		Auth: auth, Users: users, Images: images, Sharing: service.NewSharingService(store, keys, outbox, templates, clock.Now), Audit: store,
 	})
 	srv := httptest.NewServer(router)
 	t.Cleanup(srv.Close)

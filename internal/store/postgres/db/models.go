@@ -94,6 +94,21 @@ type Setting struct {
 	UpdatedAt time.Time
 }
 
+type Share struct {
+	ID           uuid.UUID
+	ImageID      uuid.UUID
+	SharedBy     uuid.UUID
+	SharedWith   uuid.UUID
+	CodeHash     []byte
+	Tries        int32
+	CreatedAt    time.Time
+	ExpiresAt    time.Time
+	VerifiedAt   pgtype.Timestamptz
+	VoidedAt     pgtype.Timestamptz
+	RevokedAt    pgtype.Timestamptz
+	ExpiryLogged bool
+}
+
 type Throttle struct {
 	Key         string
 	Hits        int32

@@ -1,0 +1,133 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/service"
+)
+
+func (a *api) mountSharing(r chi.Router) {
+	r.Post("/sharing/request", a.shareImage)
+	r.Post("/sharing/verify", a.verifyShare)
+	r.Delete("/sharing/{id}", a.revokeShare)
+	r.Get("/sharing/sent", a.listSentShares)
+}
+
+// shareJSON is a share as its sharer sees it (api.md "Sharing").
+type shareJSON struct {
+	ID         string     `json:"id"`
+	Image      shareImage `json:"image"`
+	SharedWith personJSON `json:"sharedWith"`
+	Status     string     `json:"status"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	ExpiresAt  time.Time  `json:"expiresAt"`
+	VerifiedAt *time.Time `json:"verifiedAt"`
+}
+
+type shareImage struct {
+	ID      string `json:"id"`
+	Caption string `json:"caption"`
+}
+
+func toShareJSON(sh domain.Share, now time.Time) shareJSON {
+	return shareJSON{
+		ID: sh.ID, Image: shareImage{ID: sh.ImageID, Caption: sh.Caption}, SharedWith: personJSON(sh.SharedWith),
+		Status: sh.Status(now), CreatedAt: sh.CreatedAt.UTC(), ExpiresAt: sh.ExpiresAt.UTC(), VerifiedAt: utcPtr(sh.VerifiedAt),
+	}
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+type shareRequest struct {
+	ImageID        string `json:"imagemetadataId"`
+	RecipientID    string `json:"createdfor"`
+	ExpiresInHours *int   `json:"expiresInHours"`
+}
+
+func (a *api) shareImage(w http.ResponseWriter, r *http.Request) {
+	var in shareRequest
+	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	var missing []domain.FieldError
+	if strings.TrimSpace(in.ImageID) == "" {
+		missing = append(missing, domain.FieldError{Field: "imagemetadataId", Message: "Please choose an image to share."})
+	}
+	if strings.TrimSpace(in.RecipientID) == "" {
+		missing = append(missing, domain.FieldError{Field: "createdfor", Message: "Please choose a user to share with."})
+	}
+	if len(missing) > 0 {
+		a.fail(w, r, domain.ValidationError(missing[0].Message, missing...))
+		return
+	}
+	sh, err := a.sharing.Share(r.Context(), principal(r), service.ShareRequest{
+		ImageID: strings.TrimSpace(in.ImageID), RecipientID: strings.TrimSpace(in.RecipientID), ExpiresInHours: in.ExpiresInHours,
+	}, meta(r))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeOK(w, http.StatusCreated, "Image shared successfully.", map[string]any{"id": sh.ID, "expiresAt": sh.ExpiresAt.UTC()})
+}
+
+type verifyShareRequest struct {
+	ShareID string `json:"sharingRequestId"`
+	Code    string `json:"verificationCode"`
+}
+
+func (a *api) verifyShare(w http.ResponseWriter, r *http.Request) {
+	var in verifyShareRequest
+	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if strings.TrimSpace(in.ShareID) == "" {
+		msg := "Please enter the image sharing id."
+		a.fail(w, r, domain.ValidationError(msg, domain.FieldError{Field: "sharingRequestId", Message: msg}))
+		return
+	}
+	if err := a.sharing.Verify(r.Context(), principal(r), in.ShareID, in.Code, meta(r)); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeOK(w, http.StatusOK, "Image verified successfully.", nil)
+}
+
+func (a *api) revokeShare(w http.ResponseWriter, r *http.Request) {
+	if err := a.sharing.Revoke(r.Context(), principal(r), chi.URLParam(r, "id"), meta(r)); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeOK(w, http.StatusOK, "Share revoked.", nil)
+}
+
+func (a *api) listSentShares(w http.ResponseWriter, r *http.Request) {
+	page, err := pageParams(r)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	shares, pageOf, err := a.sharing.Sent(r.Context(), principal(r), page)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	now := a.sharing.Now()
+	out := make([]shareJSON, len(shares))
+	for i, sh := range shares {
+		out[i] = toShareJSON(sh, now)
+	}
+	writeJSON(w, http.StatusOK, envelope{Data: out, Pagination: paginationOf(pageOf)})
+}

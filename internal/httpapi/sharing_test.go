@@ -1,0 +1,507 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/testutil/apptest"
+)
+
+const shareSubject = "A medical image was shared with you on MediShare"
+
+// sharedImage uploads a JPEG for patient as provider and returns its id.
+func sharedImage(t *testing.T, provider *apptest.Person, patientID string) string {
+	t.Helper()
+	r := upload(t, provider, patientID, "knee.jpg", jpegBytes(t))
+	if r.Status != http.StatusCreated {
+		t.Fatalf("upload: %d %s", r.Status, r.Raw)
+	}
+	return r.Data()["id"].(string)
+}
+
+// share shares imageID with recipient and returns the share id and the
+// code from the recipient's mail.
+func share(t *testing.T, app *apptest.App, sharer, recipient *apptest.Person, imageID string, body map[string]any) (string, string) {
+	t.Helper()
+	if body == nil {
+		body = map[string]any{}
+	}
+	body["imagemetadataId"], body["createdfor"] = imageID, recipient.ID
+	r := sharer.Do(t, "POST", "/api/sharing/request", body)
+	if r.Status != http.StatusCreated || r.Message() != "Image shared successfully." {
+		t.Fatalf("share: %d %s", r.Status, r.Raw)
+	}
+	id := r.Data()["id"].(string)
+	return id, app.Mailbox.Code(t, recipient.Email, id, `Code: (\d{6})`)
+}
+
+func verify(t *testing.T, p *apptest.Person, shareID, code string) *apptest.Response {
+	t.Helper()
+	return p.Do(t, "POST", "/api/sharing/verify", map[string]string{"sharingRequestId": shareID, "verificationCode": code})
+}
+
+// wrongCode is a well-formed code other than code.
+func wrongCode(code string) string {
+	if code == "000000" {
+		return "111111"
+	}
+	return "000000"
+}
+
+func sharedList(t *testing.T, p *apptest.Person) []map[string]any {
+	t.Helper()
+	r := p.Do(t, "GET", "/api/upload/shared-images", nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("shared-images: %d %s", r.Status, r.Raw)
+	}
+	return r.List()
+}
+
+func contentStatus(t *testing.T, p *apptest.Person, imageID string) int {
+	t.Helper()
+	resp, _ := p.Get(t, "/api/upload/image/"+imageID+"/content", nil)
+	return resp.StatusCode
+}
+
+func auditCount(t *testing.T, app *apptest.App, action, recordID string, success bool) int {
+	t.Helper()
+	status := "failure"
+	if success {
+		status = "success"
+	}
+	var n int
+	err := app.DB.Pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM audit_log WHERE action = $1 AND record_id = $2 AND status = $3`, action, recordID, status).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestShareVerifyViewRevoke(t *testing.T) {
+	app := apptest.New(t)
+	provider := app.SignUp(t, domain.RoleProvider)
+	colleague := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	imageID := sharedImage(t, provider, patient.ID)
+	jpeg := jpegBytes(t)
+
+	start := app.Clock.Now()
+	shareID, code := share(t, app, provider, patient, imageID, nil)
+
+	// The mail names the sharer, the caption, the id, the code and the expiry.
+	mail := app.Mailbox.Wait(t, patient.Email, shareID).Data
+	for _, want := range []string{shareSubject, "Test " + lastname(t, provider), `"Scan knee.jpg"`, "Sharing id: " + shareID, "Code: " + code, "UTC"} {
+		if !strings.Contains(mail, want) {
+			t.Errorf("share mail lacks %q:\n%s", want, mail)
+		}
+	}
+
+	// Before verification: listed, not viewable.
+	list := sharedList(t, patient)
+	if len(list) != 1 {
+		t.Fatalf("shared-images: %v", list)
+	}
+	got := list[0]
+	expires, _ := time.Parse(time.RFC3339, got["expiresAt"].(string))
+	if got["id"] != imageID || got["isShared"] != true || got["isVerified"] != false || got["image_url"] != nil ||
+		got["preview_url"] != nil || got["sharingRequestId"] != shareID || got["sharedBy"].(map[string]any)["id"] != provider.ID ||
+		expires.Sub(start) < 24*time.Hour-time.Minute || expires.Sub(start) > 24*time.Hour+time.Minute {
+		t.Fatalf("unverified shared image: %v", got)
+	}
+	if s := contentStatus(t, patient, imageID); s != http.StatusForbidden {
+		t.Fatalf("content before verification: %d", s)
+	}
+	if r := patient.Do(t, "GET", "/api/upload/image/"+imageID, nil); r.Status != 200 || r.Data()["image_url"] != nil {
+		t.Fatalf("image before verification: %d %s", r.Status, r.Raw)
+	}
+
+	// A wrong code says how many tries are left; the right one verifies.
+	if r := verify(t, patient, shareID, wrongCode(code)); r.Status != 400 || r.Message() != "Invalid code. 4 attempts left." {
+		t.Fatalf("wrong code: %d %s", r.Status, r.Raw)
+	}
+	if r := verify(t, patient, shareID, code); r.Status != 200 || r.Message() != "Image verified successfully." {
+		t.Fatalf("right code: %d %s", r.Status, r.Raw)
+	}
+	if r := verify(t, patient, shareID, code); r.Status != 400 || r.Message() != "This share is already verified." {
+		t.Fatalf("code used twice: %d %s", r.Status, r.Raw)
+	}
+
+	// After verification: viewable, through the signed URL too.
+	got = sharedList(t, patient)[0]
+	signed, _ := got["image_url"].(string)
+	if got["isVerified"] != true || signed == "" || got["preview_url"] == nil {
+		t.Fatalf("verified shared image: %v", got)
+	}
+	anon := app.Client()
+	if resp, body := anon.Get(t, signed, nil); resp.StatusCode != 200 || !bytes.Equal(body[:3], jpeg[:3]) {
+		t.Fatalf("signed URL after verification: %d", resp.StatusCode)
+	}
+	if s := contentStatus(t, patient, imageID); s != 200 {
+		t.Fatalf("content after verification: %d", s)
+	}
+
+	// The sharer sees the share on the card, in the sent list and the stats.
+	mine := provider.Do(t, "GET", "/api/upload/my-images", nil).List()[0]
+	shares := mine["shares"].([]any)
+	if mine["isShared"] != true || len(shares) != 1 || shares[0].(map[string]any)["status"] != "verified" ||
+		shares[0].(map[string]any)["sharedWith"].(map[string]any)["id"] != patient.ID {
+		t.Fatalf("uploader's card: %v", mine)
+	}
+	sent := provider.Do(t, "GET", "/api/sharing/sent", nil)
+	if len(sent.List()) != 1 || sent.List()[0]["status"] != "verified" || sent.List()[0]["image"].(map[string]any)["id"] != imageID {
+		t.Fatalf("sent: %s", sent.Raw)
+	}
+	if st := provider.Do(t, "GET", "/api/dashboard/stats", nil).Data(); st["sharedImages"] != float64(1) {
+		t.Fatalf("stats: %v", st)
+	}
+
+	// Only the sharer or an admin revokes; access ends at once.
+	if r := patient.Do(t, "DELETE", "/api/sharing/"+shareID, nil); r.Status != 403 {
+		t.Fatalf("recipient revokes: %d", r.Status)
+	}
+	if r := colleague.Do(t, "DELETE", "/api/sharing/"+shareID, nil); r.Status != 404 {
+		t.Fatalf("another provider revokes: %d", r.Status)
+	}
+	if r := provider.Do(t, "DELETE", "/api/sharing/"+shareID, nil); r.Status != 200 || r.Message() != "Share revoked." {
+		t.Fatalf("revoke: %d %s", r.Status, r.Raw)
+	}
+	if resp, _ := anon.Get(t, signed, nil); resp.StatusCode != 404 {
+		t.Fatalf("signed URL made before the revocation: %d", resp.StatusCode)
+	}
+	if s := contentStatus(t, patient, imageID); s != 404 {
+		t.Fatalf("content after revocation: %d", s)
+	}
+	if list := sharedList(t, patient); len(list) != 0 {
+		t.Fatalf("revoked share still listed: %v", list)
+	}
+	if r := verify(t, patient, shareID, code); r.Status != 410 || r.Message() != "This share was revoked." {
+		t.Fatalf("verify after revocation: %d %s", r.Status, r.Raw)
+	}
+	if sent := provider.Do(t, "GET", "/api/sharing/sent", nil).List(); sent[0]["status"] != "revoked" {
+		t.Fatalf("sent after revocation: %v", sent)
+	}
+	if shares := provider.Do(t, "GET", "/api/upload/my-images", nil).List()[0]["shares"].([]any); len(shares) != 0 {
+		t.Fatalf("revoked share on the card: %v", shares)
+	}
+
+	// Every step is in the audit log.
+	for _, e := range []struct {
+		action, record string
+		success        bool
+	}{
+		{"share", shareID, true}, {"share_verify", shareID, false}, {"share_verify", shareID, true}, {"share_revoke", shareID, true},
+	} {
+		if auditCount(t, app, e.action, e.record, e.success) == 0 {
+			t.Errorf("no audit entry %s %s success=%v", e.action, e.record, e.success)
+		}
+	}
+	var viewsUnderShare int
+	app.DB.Pool.QueryRow(context.Background(), `SELECT count(*) FROM audit_log WHERE action = 'view' AND record_id = $1 AND reason = $2`,
+		imageID, "via share "+shareID).Scan(&viewsUnderShare)
+	if viewsUnderShare != 2 {
+		t.Errorf("views under the share audited %d times, want 2", viewsUnderShare)
+	}
+}
+
+// lastname reads a person's last name from their profile.
+func lastname(t *testing.T, p *apptest.Person) string {
+	t.Helper()
+	return p.Do(t, "GET", "/api/users/profile", nil).Data()["lastname"].(string)
+}
+
+func TestShareMailKeepsThePatientOut(t *testing.T) {
+	app := apptest.New(t)
+	provider := app.SignUp(t, domain.RoleProvider)
+	colleague := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	r := provider.Upload(t, [][2]string{{"caption", "Follow-up study"}, {"patientId", patient.ID}, {"file"}}, "CT_small.dcm", fixture(t, "CT_small.dcm"))
+	if r.Status != http.StatusCreated {
+		t.Fatal(r.Raw)
+	}
+	shareID, _ := share(t, app, provider, colleague, r.Data()["id"].(string), nil)
+	mail := app.Mailbox.Wait(t, colleague.Email, shareID).Data
+	for _, leak := range []string{lastname(t, patient), "CT_small", "Modality", "CT "} {
+		if strings.Contains(mail, leak) {
+			t.Errorf("share mail to a colleague contains %q:\n%s", leak, mail)
+		}
+	}
+}
+
+func TestShareCodeTriesAndVoiding(t *testing.T) {
+	app := apptest.New(t)
+	provider := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	shareID, code := share(t, app, provider, patient, sharedImage(t, provider, patient.ID), nil)
+	wrong := wrongCode(code)
+	for i, want := range []string{"Invalid code. 4 attempts left.", "Invalid code. 3 attempts left.", "Invalid code. 2 attempts left.", "Invalid code. 1 attempt left."} {
+		if r := verify(t, patient, shareID, wrong); r.Status != 400 || r.Message() != want {
+			t.Fatalf("wrong code #%d: %d %s", i+1, r.Status, r.Raw)
+		}
+	}
+	voided := "Too many wrong codes: this share is void. Please ask the sender to share the image again."
+	if r := verify(t, patient, shareID, wrong); r.Status != 410 || r.Message() != voided {
+		t.Fatalf("fifth wrong code: %d %s", r.Status, r.Raw)
+	}
+	if r := verify(t, patient, shareID, code); r.Status != 410 || r.Message() != voided {
+		t.Fatalf("right code after five wrong ones: %d %s", r.Status, r.Raw)
+	}
+	if r := verify(t, patient, shareID, "12ab"); r.Status != 422 || r.Message() != "Please enter the 6-digit code." {
+		t.Fatalf("malformed code: %d %s", r.Status, r.Raw)
+	}
+	if list := sharedList(t, patient); len(list) != 0 {
+		t.Fatalf("void share still listed: %v", list)
+	}
+	if sent := provider.Do(t, "GET", "/api/sharing/sent", nil).List(); sent[0]["status"] != "voided" {
+		t.Fatalf("sent status: %v", sent)
+	}
+	if auditCount(t, app, "share_void", shareID, true) != 1 {
+		t.Fatal("voiding not audited once")
+	}
+}
+
+func TestConcurrentShareCodes(t *testing.T) {
+	app := apptest.New(t)
+	provider := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	imageID := sharedImage(t, provider, patient.ID)
+
+	// 50 concurrent wrong guesses: exactly five are counted.
+	shareID, code := share(t, app, provider, patient, imageID, nil)
+	statuses := concurrently(t, 50, func() int { return verify(t, patient, shareID, wrongCode(code)).Status })
+	if statuses[400] != 4 || statuses[410] != 46 {
+		t.Fatalf("50 concurrent wrong codes: %v", statuses)
+	}
+	var tries int
+	app.DB.Pool.QueryRow(context.Background(), `SELECT tries FROM shares WHERE id = $1`, shareID).Scan(&tries)
+	if tries != domain.ShareMaxCodeTries {
+		t.Fatalf("tries = %d, want %d", tries, domain.ShareMaxCodeTries)
+	}
+	if r := verify(t, patient, shareID, code); r.Status != 410 {
+		t.Fatalf("right code after the guesses: %d", r.Status)
+	}
+
+	// 50 concurrent right codes on a new share: one verifies.
+	shareID, code = share(t, app, provider, patient, imageID, nil)
+	statuses = concurrently(t, 50, func() int { return verify(t, patient, shareID, code).Status })
+	if statuses[200] != 1 || statuses[400] != 49 {
+		t.Fatalf("50 concurrent right codes: %v", statuses)
+	}
+}
+
+func concurrently(t *testing.T, n int, fn func() int) map[int]int {
+	t.Helper()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	statuses := map[int]int{}
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := fn()
+			mu.Lock()
+			statuses[s]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return statuses
+}
+
+func TestShareExpiry(t *testing.T) {
+	app := apptest.New(t)
+	provider := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	viewed := sharedImage(t, provider, patient.ID)
+	pending := sharedImage(t, provider, patient.ID)
+	viewedShare, code := share(t, app, provider, patient, viewed, map[string]any{"expiresInHours": 1})
+	if r := verify(t, patient, viewedShare, code); r.Status != 200 {
+		t.Fatal(r.Raw)
+	}
+	pendingShare, pendingCode := share(t, app, provider, patient, pending, map[string]any{"expiresInHours": 2})
+	signed := sharedList(t, patient)[1]["image_url"].(string)
+	if s := contentStatus(t, patient, viewed); s != 200 {
+		t.Fatalf("before expiry: %d", s)
+	}
+
+	app.Clock.Shift(61 * time.Minute)
+	patient.SignIn(t) // the access token expired with the clock too
+	provider.SignIn(t)
+	if s := contentStatus(t, patient, viewed); s != 404 {
+		t.Fatalf("content after expiry: %d", s)
+	}
+	if s := contentStatus(t, patient, viewed); s != 404 {
+		t.Fatalf("content after expiry, again: %d", s)
+	}
+	if resp, _ := app.Client().Get(t, signed, nil); resp.StatusCode == 200 {
+		t.Fatal("signed URL works after expiry")
+	}
+	if list := sharedList(t, patient); len(list) != 1 || list[0]["id"] != pending {
+		t.Fatalf("listed after expiry: %v", list)
+	}
+	if sent := provider.Do(t, "GET", "/api/sharing/sent", nil).List(); sent[1]["status"] != "expired" {
+		t.Fatalf("sent status after expiry: %v", sent)
+	}
+	if n := auditCount(t, app, "share_expired", viewedShare, true); n != 1 {
+		t.Fatalf("expiry audited %d times, want once", n)
+	}
+
+	app.Clock.Shift(time.Hour)
+	patient.SignIn(t)
+	provider.SignIn(t)
+	if r := verify(t, patient, pendingShare, pendingCode); r.Status != 410 || r.Message() != "This share has expired." {
+		t.Fatalf("verify after expiry: %d %s", r.Status, r.Raw)
+	}
+	if st := provider.Do(t, "GET", "/api/dashboard/stats", nil).Data(); st["sharedImages"] != float64(0) {
+		t.Fatalf("expired shares counted: %v", st)
+	}
+}
+
+func TestShareRules(t *testing.T) {
+	app := apptest.New(t)
+	provider := app.SignUp(t, domain.RoleProvider)
+	colleague := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	patient2 := app.SignUp(t, domain.RolePatient)
+	admin := app.SignUp(t, domain.RoleAdmin)
+	imageID := sharedImage(t, provider, patient.ID)
+	shareID, code := share(t, app, provider, patient, imageID, nil)
+
+	// Someone else's share is not there for a second patient.
+	if r := verify(t, patient2, shareID, code); r.Status != 404 || r.Message() != "Share not found." {
+		t.Fatalf("second patient verifies: %d %s", r.Status, r.Raw)
+	}
+	if s := contentStatus(t, patient2, imageID); s != 404 {
+		t.Fatalf("second patient reads: %d", s)
+	}
+	if r := verify(t, patient, "not-a-share", code); r.Status != 404 {
+		t.Fatalf("unknown share: %d", r.Status)
+	}
+	// The second patient's tries did not count against the share.
+	if r := verify(t, patient, shareID, code); r.Status != 200 {
+		t.Fatalf("recipient after another's tries: %d %s", r.Status, r.Raw)
+	}
+
+	bad := []struct {
+		name   string
+		who    *apptest.Person
+		body   map[string]any
+		status int
+		msg    string
+	}{
+		{"patient shares", patient, map[string]any{"imagemetadataId": imageID, "createdfor": patient2.ID}, 403, "You are not allowed to share images."},
+		{"not the uploader", colleague, map[string]any{"imagemetadataId": imageID, "createdfor": patient2.ID}, 404, "Image not found."},
+		{"with oneself", provider, map[string]any{"imagemetadataId": imageID, "createdfor": provider.ID}, 422, "You cannot share an image with yourself."},
+		{"unknown user", provider, map[string]any{"imagemetadataId": imageID, "createdfor": "00000000-0000-4000-8000-000000000000"}, 422, "Please choose an active user to share with."},
+		{"no user", provider, map[string]any{"imagemetadataId": imageID}, 422, "Please choose a user to share with."},
+		{"no image", provider, map[string]any{"createdfor": patient2.ID}, 422, "Please choose an image to share."},
+		{"unknown image", provider, map[string]any{"imagemetadataId": "00000000-0000-4000-8000-000000000000", "createdfor": patient2.ID}, 404, "Image not found."},
+		{"zero hours", provider, map[string]any{"imagemetadataId": imageID, "createdfor": patient2.ID, "expiresInHours": 0}, 422, "The share lifetime must be between 1 and 168 hours."},
+		{"over the cap", provider, map[string]any{"imagemetadataId": imageID, "createdfor": patient2.ID, "expiresInHours": 169}, 422, "The share lifetime must be between 1 and 168 hours."},
+		{"hours as text", provider, map[string]any{"imagemetadataId": imageID, "createdfor": patient2.ID, "expiresInHours": "24"}, 422, ""},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			r := tt.who.Do(t, "POST", "/api/sharing/request", tt.body)
+			if r.Status != tt.status || (tt.msg != "" && r.Message() != tt.msg) {
+				t.Fatalf("%d %s", r.Status, r.Raw)
+			}
+		})
+	}
+
+	// The cap follows the setting.
+	if _, err := app.DB.Pool.Exec(context.Background(), `UPDATE settings SET value = '48' WHERE key = 'share_lifetime_max_hours'`); err != nil {
+		t.Fatal(err)
+	}
+	if r := provider.Do(t, "POST", "/api/sharing/request", map[string]any{"imagemetadataId": imageID, "createdfor": patient2.ID, "expiresInHours": 72}); r.Status != 422 || r.Message() != "The share lifetime must be between 1 and 48 hours." {
+		t.Fatalf("over a lowered cap: %d %s", r.Status, r.Raw)
+	}
+
+	// Sharing again with the same recipient revokes the earlier share.
+	newID, newCode := share(t, app, provider, patient, imageID, map[string]any{"expiresInHours": 48})
+	if r := verify(t, patient, shareID, code); r.Status != 410 {
+		t.Fatalf("earlier share after a new one: %d %s", r.Status, r.Raw)
+	}
+	if list := sharedList(t, patient); len(list) != 1 || list[0]["sharingRequestId"] != newID || list[0]["isVerified"] != false {
+		t.Fatalf("after re-sharing: %v", list)
+	}
+	if r := verify(t, patient, newID, newCode); r.Status != 200 {
+		t.Fatalf("new share: %d %s", r.Status, r.Raw)
+	}
+
+	// A colleague who received the image can see it but not share or delete it.
+	colleagueShare, colleagueCode := share(t, app, provider, colleague, imageID, nil)
+	if r := verify(t, colleague, colleagueShare, colleagueCode); r.Status != 200 {
+		t.Fatal(r.Raw)
+	}
+	if r := colleague.Do(t, "POST", "/api/sharing/request", map[string]any{"imagemetadataId": imageID, "createdfor": patient2.ID}); r.Status != 404 {
+		t.Fatalf("recipient re-shares: %d %s", r.Status, r.Raw)
+	}
+	if r := colleague.Do(t, "DELETE", "/api/upload/image/"+imageID, nil); r.Status != 403 {
+		t.Fatalf("recipient deletes: %d %s", r.Status, r.Raw)
+	}
+
+	// Admins share any image and revoke any share.
+	adminShare, _ := share(t, app, admin, patient2, imageID, nil)
+	if r := admin.Do(t, "DELETE", "/api/sharing/"+newID, nil); r.Status != 200 {
+		t.Fatalf("admin revokes: %d %s", r.Status, r.Raw)
+	}
+	if r := provider.Do(t, "DELETE", "/api/sharing/"+adminShare, nil); r.Status != 404 {
+		t.Fatalf("provider revokes the admin's share: %d", r.Status)
+	}
+}
+
+// TestSharingRouteMatrix walks the sharing routes with every kind of caller (S8, S9).
+func TestSharingRouteMatrix(t *testing.T) {
+	app := apptest.New(t)
+	provider := app.SignUp(t, domain.RoleProvider)
+	provider2 := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	patient2 := app.SignUp(t, domain.RolePatient)
+	admin := app.SignUp(t, domain.RoleAdmin)
+	imageID := sharedImage(t, provider, patient.ID)
+	callers := []*apptest.Person{{Client: app.Client()}, patient, patient2, provider, provider2, admin}
+	names := []string{"anonymous", "patient", "patient2", "provider", "provider2", "admin"}
+
+	type route struct {
+		method, path string
+		body         func() any
+		want         [6]int
+	}
+	newShare := func() string { id, _ := share(t, app, provider, patient, imageID, nil); return id }
+	routes := []route{
+		{"POST", "/api/sharing/request", func() any {
+			return map[string]any{"imagemetadataId": imageID, "createdfor": patient2.ID}
+		}, [6]int{401, 403, 403, 201, 404, 201}},
+		{"GET", "/api/sharing/sent", nil, [6]int{401, 403, 403, 200, 200, 200}},
+		{"POST", "/api/sharing/verify", func() any {
+			return map[string]any{"sharingRequestId": newShare(), "verificationCode": "000000"}
+		}, [6]int{401, 400, 404, 404, 404, 404}},
+		{"DELETE", "/api/sharing/{new}", nil, [6]int{401, 403, 404, 200, 404, 200}},
+	}
+	for _, rt := range routes {
+		for i, c := range callers {
+			t.Run(fmt.Sprintf("%s %s %s", rt.method, rt.path, names[i]), func(t *testing.T) {
+				path := rt.path
+				if strings.Contains(path, "{new}") {
+					path = strings.Replace(path, "{new}", newShare(), 1)
+				}
+				var body any
+				if rt.body != nil {
+					body = rt.body()
+				}
+				r := c.Do(t, rt.method, path, body)
+				if r.Status != rt.want[i] {
+					t.Fatalf("status %d, want %d: %s", r.Status, rt.want[i], r.Raw)
+				}
+			})
+		}
+	}
+}
