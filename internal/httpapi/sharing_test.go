@@ -505,3 +505,34 @@ func TestSharingRouteMatrix(t *testing.T) {
 		}
 	}
 }
+
+// TestProviderSeesTheirPatientsDetails: a provider sees a patient's contact
+// and medical fields once they uploaded an image for them (api.md), and no
+// other provider does.
+func TestProviderSeesTheirPatientsDetails(t *testing.T) {
+	app := apptest.New(t)
+	provider := app.SignUp(t, domain.RoleProvider)
+	colleague := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	if r := patient.Do(t, "PUT", "/api/users/profile", map[string]any{"phone": "0300-1234567", "bloodgroup": "O+"}); r.Status != 200 {
+		t.Fatal(r.Raw)
+	}
+	details := func(p *apptest.Person) any {
+		t.Helper()
+		r := p.Do(t, "GET", "/api/users/"+patient.ID, nil)
+		if r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Raw)
+		}
+		return r.Data()["bloodgroup"]
+	}
+	if got := details(provider); got != nil {
+		t.Fatalf("before any image: %v", got)
+	}
+	sharedImage(t, provider, patient.ID)
+	if got := details(provider); got != "O+" {
+		t.Fatalf("after uploading for the patient: %v", got)
+	}
+	if got := details(colleague); got != nil {
+		t.Fatalf("another provider: %v", got)
+	}
+}

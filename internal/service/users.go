@@ -26,6 +26,7 @@ type UserStore interface {
 	CountImages(ctx context.Context, uploadedBy string) (int, error)
 	CountPatientsOf(ctx context.Context, uploaderID string) (int, error)
 	CountSharedImages(ctx context.Context, sharerID string, now time.Time) (int, error)
+	ProviderCaresFor(ctx context.Context, providerID, patientID string) (bool, error)
 	Roles(ctx context.Context) ([]domain.RoleInfo, error)
 	Permissions(ctx context.Context) ([]domain.PermissionInfo, error)
 }
@@ -157,6 +158,15 @@ func (s *UserService) Get(ctx context.Context, p *domain.Principal, id string) (
 	if !inDirectory(p, u) {
 		return domain.User{}, errUserNotFound
 	}
+	if p.User.Role == domain.RoleProvider && u.Role == domain.RolePatient {
+		cares, err := s.store.ProviderCaresFor(ctx, p.User.ID, u.ID)
+		if err != nil {
+			return domain.User{}, err
+		}
+		if cares {
+			return u, nil
+		}
+	}
 	return visibleTo(p, u), nil
 }
 
@@ -175,8 +185,8 @@ func inDirectory(p *domain.Principal, u domain.User) bool {
 }
 
 // visibleTo hides contact and medical details from everyone but the user
-// and admins (api.md: providers gain them through a shared image, which
-// comes with the images feature).
+// and admins (Get shows them also to a provider who uploaded an image for
+// the patient or shared one with them, api.md).
 func visibleTo(p *domain.Principal, u domain.User) domain.User {
 	if u.ID == p.User.ID || p.User.Role == domain.RoleAdmin {
 		return u

@@ -242,3 +242,14 @@ func (s *Store) CountSharedImages(ctx context.Context, sharerID string, now time
 	n, err := s.q(ctx).CountSharedImages(ctx, db.CountSharedImagesParams{Scope: scope, UserID: optionalID(sharerID).Bytes, Now: now})
 	return int(n), translate(err)
 }
+
+// ProviderCaresFor reports whether a provider uploaded an image for a patient
+// or shared one with them (a revoked share does not count).
+func (s *Store) ProviderCaresFor(ctx context.Context, providerID, patientID string) (bool, error) {
+	ids, err := parseIDs(providerID, patientID)
+	if err != nil {
+		return false, nil
+	}
+	ok, err := s.q(ctx).ProviderCaresFor(ctx, db.ProviderCaresForParams{ProviderID: ids[0], PatientID: ids[1]})
+	return ok, translate(err)
+}

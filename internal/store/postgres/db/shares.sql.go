@@ -332,6 +332,25 @@ func (q *Queries) MarkShareExpiryLogged(ctx context.Context, id uuid.UUID) (int6
 	return result.RowsAffected(), nil
 }
 
+const providerCaresFor = `-- name: ProviderCaresFor :one
+SELECT (EXISTS (SELECT 1 FROM images WHERE uploader_id = $1 AND patient_id = $2)
+    OR EXISTS (SELECT 1 FROM shares WHERE shared_by = $1 AND shared_with = $2 AND revoked_at IS NULL))::boolean AS cares
+`
+
+type ProviderCaresForParams struct {
+	ProviderID uuid.UUID
+	PatientID  uuid.UUID
+}
+
+// A provider who uploaded an image for a patient, or shared one with them,
+// sees the patient's contact and medical fields (api.md).
+func (q *Queries) ProviderCaresFor(ctx context.Context, arg ProviderCaresForParams) (bool, error) {
+	row := q.db.QueryRow(ctx, providerCaresFor, arg.ProviderID, arg.PatientID)
+	var cares bool
+	err := row.Scan(&cares)
+	return cares, err
+}
+
 const recipientShareOfImage = `-- name: RecipientShareOfImage :one
 SELECT s.id, s.image_id, s.shared_by, s.shared_with, s.created_at, s.expires_at,
        s.verified_at, s.voided_at, s.revoked_at, s.expiry_logged,

@@ -106,3 +106,9 @@ ORDER BY s.created_at DESC, s.id;
 SELECT count(DISTINCT image_id) FROM shares
 WHERE (@scope::text = 'all' OR shared_by = @user_id)
   AND revoked_at IS NULL AND voided_at IS NULL AND expires_at > @now;
+
+-- name: ProviderCaresFor :one
+-- A provider who uploaded an image for a patient, or shared one with them,
+-- sees the patient's contact and medical fields (api.md).
+SELECT (EXISTS (SELECT 1 FROM images WHERE uploader_id = @provider_id AND patient_id = @patient_id)
+    OR EXISTS (SELECT 1 FROM shares WHERE shared_by = @provider_id AND shared_with = @patient_id AND revoked_at IS NULL))::boolean AS cares;
