@@ -55,6 +55,7 @@ type imageJSON struct {
 // imageShareJSON is one share on the uploader's card.
 type imageShareJSON struct {
 	ID         string     `json:"id"`
+	SharedBy   personJSON `json:"sharedBy"`
 	SharedWith personJSON `json:"sharedWith"`
 	Status     string     `json:"status"`
 	CreatedAt  time.Time  `json:"createdAt"`
@@ -69,7 +70,7 @@ func (a *api) toImageJSON(p *domain.Principal, im domain.Image) imageJSON {
 		UploadedBy: personJSON(im.UploadedBy), Patient: personJSON(im.Patient), Shares: []imageShareJSON{},
 	}
 	for _, sh := range im.Shares {
-		out.Shares = append(out.Shares, imageShareJSON{ID: sh.ID, SharedWith: personJSON(sh.SharedWith),
+		out.Shares = append(out.Shares, imageShareJSON{ID: sh.ID, SharedBy: personJSON(sh.SharedBy), SharedWith: personJSON(sh.SharedWith),
 			Status: sh.Status(now), CreatedAt: sh.CreatedAt.UTC(), ExpiresAt: sh.ExpiresAt.UTC()})
 		out.IsShared = out.IsShared || sh.Status(now) == domain.SharePending || sh.Status(now) == domain.ShareVerified
 	}

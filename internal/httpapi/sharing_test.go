@@ -152,7 +152,8 @@ func TestShareVerifyViewRevoke(t *testing.T) {
 	mine := provider.Do(t, "GET", "/api/upload/my-images", nil).List()[0]
 	shares := mine["shares"].([]any)
 	if mine["isShared"] != true || len(shares) != 1 || shares[0].(map[string]any)["status"] != "verified" ||
-		shares[0].(map[string]any)["sharedWith"].(map[string]any)["id"] != patient.ID {
+		shares[0].(map[string]any)["sharedWith"].(map[string]any)["id"] != patient.ID ||
+		shares[0].(map[string]any)["sharedBy"].(map[string]any)["id"] != provider.ID {
 		t.Fatalf("uploader's card: %v", mine)
 	}
 	sent := provider.Do(t, "GET", "/api/sharing/sent", nil)

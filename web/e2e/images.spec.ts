@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { signIn, uniqueId } from './support/accounts';
+import { createVerifiedUser, signIn, uniqueId } from './support/accounts';
 import { demoAccount } from './support/demo';
 import { fixture, makeJpeg, makePdf } from './support/files';
 
@@ -205,8 +205,9 @@ test.describe('images', () => {
     expect(problems).toEqual([]);
   });
 
-  test('the demo patient sees only the Shared Images section and no Upload entry', async ({ page }) => {
-    await signIn(page, await demoAccount('patient'));
+  test('a patient sees only the Shared Images section and no Upload entry', async ({ page, request }) => {
+    // A new patient, so a share made by another test at the same time cannot show up.
+    await signIn(page, await createVerifiedUser(request));
     await expect(page).toHaveURL(/\/view-images$/);
     await expect(page.getByRole('heading', { level: 2, name: 'Shared Images' })).toBeVisible();
     await expect(page.getByRole('heading', { level: 2, name: 'Uploaded Images' })).toHaveCount(0);

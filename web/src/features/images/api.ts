@@ -1,5 +1,6 @@
 import type { AxiosProgressEvent } from 'axios';
 import { api } from '@/lib/api-client';
+import type { ImageShare } from '@/features/sharing';
 import type { ApiResponse } from '@/types/api';
 
 /** product.md §9: at most 10 MB per file. */
@@ -37,14 +38,23 @@ export interface MedicalImage {
   image_url: string | null;
   /** Signed, short-lived URL of a PNG rendering; null for PDFs and pixel-less DICOM. */
   preview_url: string | null;
+  /** Shared with the caller (the Shared Images list). */
   isShared: boolean;
+  /** The caller entered the emailed code; until then the URLs are null. */
   isVerified: boolean;
+  /** The id of the share with the caller (what the Verify dialog sends). */
   sharingRequestId: string | null;
+  /** When the share with the caller ends. */
   expiresAt: string | null;
   sharedBy: PersonRef | null;
   uploadedBy: PersonRef;
   patient: PersonRef;
   dicom: DicomFacts | null;
+  /**
+   * The image's current shares (revoked ones left out), newest first, on
+   * images the caller uploaded (admins: every image); [] on the others.
+   */
+  shares?: ImageShare[];
 }
 
 export interface UploadFields {

@@ -1,16 +1,29 @@
 import { useId } from 'react';
-import { formatDate } from '@/lib/format';
+import { ShareList, type ImageShare } from '@/features/sharing';
+import { formatDate, formatDateTime } from '@/lib/format';
 import type { MedicalImage } from '../api';
 import { captionOf, mediaOf, personName, typeLabel } from '../media';
 import { DocumentIcon, LockIcon, PdfIcon } from './icons';
 import { SignedImage } from './SignedImage';
 
+/** 'uploaded': Share and the image's shares; 'shared' (shared with the caller): sharer, expiry, Verify. */
+export type CardVariant = 'uploaded' | 'shared';
+
 interface ImageCardProps {
   image: MedicalImage;
+  variant: CardVariant;
   /** The uploader and admins may delete (product.md §6, api.md). */
   canDelete: boolean;
+  /** The uploader and admins may share, see the shares and revoke them. */
+  canShare: boolean;
   onOpen: (image: MedicalImage) => void;
   onDelete: (image: MedicalImage) => void;
+  onShare: (image: MedicalImage) => void;
+  onVerify: (image: MedicalImage) => void;
+  /** A share was revoked: the lists are stale. */
+  onSharesChanged: () => void;
+  /** Whether the caller may revoke one of the image's shares. */
+  canRevoke?: (share: ImageShare) => boolean;
 }
 
 function NoPreview() {
@@ -65,12 +78,26 @@ function CardMedia({ image }: { image: MedicalImage }) {
   }
 }
 
-/** One image of a list: its media, caption, patient and date, and its actions. */
-export function ImageCard({ image, canDelete, onOpen, onDelete }: ImageCardProps) {
+/** One image of a list: its media, caption, patient and date, its sharing, and its actions. */
+export function ImageCard({
+  image,
+  variant,
+  canDelete,
+  canShare,
+  onOpen,
+  onDelete,
+  onShare,
+  onVerify,
+  onSharesChanged,
+  canRevoke,
+}: ImageCardProps) {
   const titleId = useId();
   const caption = captionOf(image);
   const viewable = image.image_url !== null;
   const sharedBy = personName(image.sharedBy);
+  const received = variant === 'shared';
+  const expires = received ? formatDateTime(image.expiresAt) : null;
+  const sharing = variant === 'uploaded' && canShare;
 
   return (
     <li className="image-card">
@@ -99,10 +126,18 @@ export function ImageCard({ image, canDelete, onOpen, onDelete }: ImageCardProps
                 <dd>{sharedBy}</dd>
               </div>
             )}
+            {expires && image.expiresAt && (
+              <div>
+                <dt>Expires</dt>
+                <dd>
+                  <time dateTime={image.expiresAt}>{expires}</time>
+                </dd>
+              </div>
+            )}
           </dl>
           <p className="image-card__type">{typeLabel(image)}</p>
+          {sharing && <ShareList shares={image.shares ?? []} onRevoked={onSharesChanged} canRevoke={canRevoke} />}
         </div>
-        {/* Share and Verify join these actions with the sharing feature. */}
         <div className="image-card__actions">
           {viewable && (
             <button
@@ -112,6 +147,26 @@ export function ImageCard({ image, canDelete, onOpen, onDelete }: ImageCardProps
               onClick={() => onOpen(image)}
             >
               View
+            </button>
+          )}
+          {sharing && (
+            <button
+              type="button"
+              className="btn btn--outline btn--small"
+              aria-label={`Share ${caption}`}
+              onClick={() => onShare(image)}
+            >
+              Share
+            </button>
+          )}
+          {received && !image.isVerified && (
+            <button
+              type="button"
+              className="btn btn--primary btn--small"
+              aria-label={`Verify ${caption}`}
+              onClick={() => onVerify(image)}
+            >
+              Verify
             </button>
           )}
           {canDelete && (

@@ -1,9 +1,10 @@
 import { useEffect, useId, useState } from 'react';
 import { Spinner } from '@/components/Spinner';
+import type { ImageShare } from '@/features/sharing';
 import { useApiGet } from '@/lib/use-api-get';
 import type { PagedResponse } from '@/types/api';
 import { IMAGE_PAGE_SIZE, type MedicalImage } from '../api';
-import { ImageCard } from './ImageCard';
+import { ImageCard, type CardVariant } from './ImageCard';
 
 interface ImageSectionProps {
   title: string;
@@ -12,15 +13,37 @@ interface ImageSectionProps {
   emptyText: string;
   /** A line under the title. */
   note?: string;
-  /** Bumped by the page to load the list again (after a delete). */
+  /** Which sharing parts the cards show. */
+  variant: CardVariant;
+  /** Bumped by the page to load the list again (after a delete, share, verify or revoke). */
   version: number;
   canDelete: (image: MedicalImage) => boolean;
+  canShare: (image: MedicalImage) => boolean;
   onOpen: (image: MedicalImage) => void;
   onDelete: (image: MedicalImage, context: { lastOnPage: boolean; goBack: () => void }) => void;
+  onShare: (image: MedicalImage) => void;
+  onVerify: (image: MedicalImage) => void;
+  onSharesChanged: () => void;
+  canRevoke?: (share: ImageShare) => boolean;
 }
 
 /** A titled, paged list of image cards (product.md §2 /view-images). */
-export function ImageSection({ title, url, emptyText, note, version, canDelete, onOpen, onDelete }: ImageSectionProps) {
+export function ImageSection({
+  title,
+  url,
+  emptyText,
+  note,
+  variant,
+  version,
+  canDelete,
+  canShare,
+  onOpen,
+  onDelete,
+  onShare,
+  onVerify,
+  onSharesChanged,
+  canRevoke,
+}: ImageSectionProps) {
   const titleId = useId();
   const [page, setPage] = useState(1);
   const [retries, setRetries] = useState(0);
@@ -66,8 +89,14 @@ export function ImageSection({ title, url, emptyText, note, version, canDelete, 
             <ImageCard
               key={`${image.id}:${image.preview_url ?? ''}`}
               image={image}
+              variant={variant}
               canDelete={canDelete(image)}
+              canShare={canShare(image)}
               onOpen={onOpen}
+              onShare={onShare}
+              onVerify={onVerify}
+              onSharesChanged={onSharesChanged}
+              canRevoke={canRevoke}
               onDelete={(target) =>
                 onDelete(target, {
                   lastOnPage: images.length === 1 && page > 1,

@@ -1,5 +1,2 @@
-import { PagePlaceholder } from '@/components/PagePlaceholder';
-
-export function ShareImagePage() {
-  return <PagePlaceholder title="Share Your Image" note="The sharing demo is coming soon." />;
-}
+// The router points here; the demo lives with the sharing feature.
+export { ShareImagePage } from '@/features/sharing';

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MedicalImage } from '@/features/images';
+import { formatDateTime } from '@/lib/format';
 import { makeImage, makeUser, pageOf } from '@/test/fixtures';
 import { mockApi, renderRoute } from '@/test/render';
 import type { User } from '@/types/api';
@@ -348,5 +349,170 @@ describe('/view-images', () => {
     renderAs(provider);
     await user.click(await screen.findByRole('button', { name: 'View Scan 1' }));
     expect(await within(screen.getByRole('dialog')).findByText('This image is no longer available.')).toBeInTheDocument();
+  });
+});
+
+describe('/view-images sharing', () => {
+  const share = {
+    id: 'share-1',
+    sharedBy: { id: 'provider-1', firstname: 'Imran', lastname: 'Siddiqui' },
+    sharedWith: { id: 'patient-1', firstname: 'Ayesha', lastname: 'Khan' },
+    status: 'pending',
+    createdAt: '2025-05-12T09:30:00Z',
+    expiresAt: '2025-05-13T09:30:00Z',
+  } as const;
+
+  function lockedShare(n: number, overrides: Partial<MedicalImage> = {}): MedicalImage {
+    return image(n, {
+      image_url: null,
+      preview_url: null,
+      isShared: true,
+      isVerified: false,
+      sharingRequestId: `share-${n}`,
+      expiresAt: '2025-05-13T09:30:00Z',
+      uploadedBy: otherProvider,
+      sharedBy: otherProvider,
+      ...overrides,
+    });
+  }
+
+  it('offers Share on the uploader’s cards only, never in Shared Images', async () => {
+    mock.onGet('/upload/my-images').reply(200, pageOf([image(1, { shares: [] }), image(3, { caption: null })]));
+    mock.onGet('/upload/shared-images').reply(200, pageOf([image(2, { uploadedBy: otherProvider, sharedBy: otherProvider })]));
+    mock.onGet('/users').reply(200, pageOf([]));
+    const user = userEvent.setup();
+    renderAs(provider);
+    await screen.findByRole('heading', { name: 'Scan 2' });
+    expect(within(section('Shared Images')).queryByRole('button', { name: /^Share/ })).not.toBeInTheDocument();
+    expect(within(section('Uploaded Images')).getAllByText('Not shared.')).toHaveLength(2);
+
+    await user.click(within(section('Uploaded Images')).getByRole('button', { name: 'Share Untitled' }));
+    const dialog = screen.getByRole('dialog', { name: 'Share (Untitled)' });
+    expect(await within(dialog).findByText('No users found')).toBeInTheDocument();
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(within(section('Uploaded Images')).getByRole('button', { name: 'Share Untitled' })).toHaveFocus();
+  });
+
+  it('shares from a card, closes the dialog and reloads both lists', async () => {
+    mock.onGet('/upload/my-images').replyOnce(200, pageOf([image(1, { shares: [] })]));
+    mock.onGet('/upload/my-images').reply(200, pageOf([image(1, { shares: [share] })]));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    mock.onGet('/users').reply(200, pageOf([provider, patient], 1, 1, 20));
+    mock.onPost('/sharing/request').reply(201, { message: 'Image shared successfully.', data: { id: 'share-1', expiresAt: share.expiresAt } });
+    const user = userEvent.setup();
+    renderAs(provider);
+    await user.click(await screen.findByRole('button', { name: 'Share Scan 1' }));
+    const dialog = screen.getByRole('dialog', { name: 'Share (Scan 1)' });
+    // The caller is left out of the list.
+    expect(await within(dialog).findAllByRole('radio')).toHaveLength(1);
+    await user.click(within(dialog).getByRole('radio', { name: /Khan, Amina/ }));
+    await user.click(within(dialog).getByRole('button', { name: 'Share' }));
+
+    expect(await screen.findByText('Image shared successfully.')).toBeInTheDocument();
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(JSON.parse(mock.history.post[0].data as string)).toEqual({
+      imagemetadataId: 'img-1',
+      createdfor: 'patient-1',
+      expiresInHours: 24,
+    });
+    const uploaded = section('Uploaded Images');
+    expect(await within(uploaded).findByRole('button', { name: 'Revoke share with Ayesha Khan' })).toBeInTheDocument();
+    expect(within(uploaded).getByRole('list', { name: 'Shared with' })).toHaveTextContent('Ayesha KhanWaiting for code');
+    expect(listCalls('/upload/my-images')).toHaveLength(2);
+    expect(listCalls('/upload/shared-images')).toHaveLength(2);
+  });
+
+  it('revokes a share from the card and reloads', async () => {
+    mock.onGet('/upload/my-images').replyOnce(200, pageOf([image(1, { shares: [share] })]));
+    mock.onGet('/upload/my-images').reply(200, pageOf([image(1, { shares: [] })]));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    mock.onDelete('/sharing/share-1').reply(200, { message: 'Share revoked.' });
+    const user = userEvent.setup();
+    renderAs(provider);
+    await user.click(await screen.findByRole('button', { name: 'Revoke share with Ayesha Khan' }));
+    expect(await screen.findByText('Share revoked.')).toBeInTheDocument();
+    expect(await within(section('Uploaded Images')).findByText('Not shared.')).toBeInTheDocument();
+    expect(listCalls('/upload/my-images')).toHaveLength(2);
+  });
+
+  it("offers no Revoke on a share an admin made of the provider's image", async () => {
+    const adminShare = { ...share, sharedBy: { id: admin.id, firstname: 'Admin', lastname: 'Person' } };
+    mock.onGet('/upload/my-images').reply(200, pageOf([image(1, { shares: [adminShare] })]));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    renderAs(provider);
+    const uploaded = section('Uploaded Images');
+    expect(await within(uploaded).findByRole('list', { name: 'Shared with' })).toHaveTextContent('Ayesha Khan');
+    expect(within(uploaded).queryByRole('button', { name: 'Revoke share with Ayesha Khan' })).not.toBeInTheDocument();
+  });
+
+  it('lets an admin share and revoke on any image', async () => {
+    mock.onGet('/upload/images').reply(200, pageOf([image(1, { uploadedBy: otherProvider, shares: [share] })]));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    renderAs(admin);
+    const uploaded = section('Uploaded Images');
+    expect(await within(uploaded).findByRole('button', { name: 'Share Scan 1' })).toBeInTheDocument();
+    expect(within(uploaded).getByRole('button', { name: 'Revoke share with Ayesha Khan' })).toBeInTheDocument();
+  });
+
+  it('shows who shared an image and when the share expires', async () => {
+    mock.onGet('/upload/shared-images').reply(
+      200,
+      pageOf([lockedShare(1), image(2, { isShared: true, isVerified: true, sharedBy: otherProvider, expiresAt: '2025-05-14T09:30:00Z' })]),
+    );
+    renderAs(patient);
+    const shared = section('Shared Images');
+    const [locked, open] = await within(shared).findAllByRole('article');
+    expect(locked).toHaveTextContent('Image not Verified');
+    expect(locked).toHaveTextContent('Shared bySara Malik');
+    expect(locked).toHaveTextContent(`Expires${formatDateTime('2025-05-13T09:30:00Z')}`);
+    expect(within(locked).getByRole('button', { name: 'Verify Scan 1' })).toBeInTheDocument();
+    expect(within(locked).queryByRole('button', { name: /^Share/ })).not.toBeInTheDocument();
+    // Verified: View, no Verify.
+    expect(within(open).getByRole('button', { name: 'View Scan 2' })).toBeInTheDocument();
+    expect(within(open).queryByRole('button', { name: /Verify/ })).not.toBeInTheDocument();
+    expect(open).toHaveTextContent(`Expires${formatDateTime('2025-05-14T09:30:00Z')}`);
+    // A patient neither shares nor sees anyone's shares.
+    expect(screen.queryByText('Shared with')).not.toBeInTheDocument();
+  });
+
+  it('verifies a shared image with the emailed code, then shows it', async () => {
+    mock.onGet('/upload/shared-images').replyOnce(200, pageOf([lockedShare(1)]));
+    mock.onGet('/upload/shared-images').reply(
+      200,
+      pageOf([image(1, { isShared: true, isVerified: true, sharingRequestId: 'share-1', sharedBy: otherProvider })]),
+    );
+    mock.onPost('/sharing/verify').reply(200, { message: 'Image verified successfully.' });
+    const user = userEvent.setup();
+    renderAs(patient);
+    await user.click(await screen.findByRole('button', { name: 'Verify Scan 1' }));
+    const dialog = screen.getByRole('dialog', { name: 'Verify Image' });
+    expect(within(dialog).getByLabelText('Enter Image Sharing Id:')).toHaveValue('share-1');
+    await user.type(within(dialog).getByLabelText('Enter Code:'), '482913');
+    await user.click(within(dialog).getByRole('button', { name: 'Verify' }));
+
+    expect(await screen.findByText('Image verified successfully.')).toBeInTheDocument();
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(JSON.parse(mock.history.post[0].data as string)).toEqual({
+      sharingRequestId: 'share-1',
+      verificationCode: '482913',
+    });
+    expect(await screen.findByRole('img', { name: 'Preview: Scan 1' })).toBeInTheDocument();
+    expect(screen.queryByText('Image not Verified')).not.toBeInTheDocument();
+    expect(listCalls('/upload/shared-images')).toHaveLength(2);
+  });
+
+  it('keeps the Verify dialog open with the server text after a wrong code', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    mock.onGet('/upload/shared-images').reply(200, pageOf([lockedShare(1)]));
+    mock.onPost('/sharing/verify').reply(400, { message: 'Invalid code. 4 attempts left.' });
+    const user = userEvent.setup();
+    renderAs(patient);
+    await user.click(await screen.findByRole('button', { name: 'Verify Scan 1' }));
+    const dialog = screen.getByRole('dialog', { name: 'Verify Image' });
+    await user.type(within(dialog).getByLabelText('Enter Code:'), '111111');
+    await user.click(within(dialog).getByRole('button', { name: 'Verify' }));
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent('Invalid code. 4 attempts left.');
+    expect(listCalls('/upload/shared-images')).toHaveLength(1);
   });
 });

@@ -1,0 +1,226 @@
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { signIn, uniqueId } from './support/accounts';
+import { demoAccount } from './support/demo';
+import { makeJpeg } from './support/files';
+import { waitForMail } from './support/mailbox';
+
+// Journeys of the sharing issue (#5) against the real server
+// (../scripts/e2e-server.sh): the demo provider (Imran Siddiqui) uploads an
+// image for the demo patient (Ayesha Khan) and shares it with her; she reads
+// the code from the development mailbox, verifies and sees the image; the
+// provider revokes the share and it is gone for her. Captions are unique per run.
+
+const SHARE_SUBJECT = 'A medical image was shared with you on MediShare';
+
+/**
+ * Console errors (CSP violations among them) of a page, except the ones a
+ * test causes on purpose: a refused call (`status of 4xx`) and the log of a
+ * failed verification (product.md §8).
+ */
+function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    const text = message.text();
+    if (message.type() !== 'error') return;
+    if (/Failed to load resource: .*status of 4\d\d/.test(text) || text.startsWith('Image verification failed')) return;
+    problems.push(text);
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  return problems;
+}
+
+/** The card of `caption` in a section of /view-images. */
+function card(page: Page, section: string, caption: string): Locator {
+  return page
+    .getByRole('region', { name: section })
+    .getByRole('article')
+    .filter({ has: page.getByRole('heading', { level: 3, name: caption, exact: true }) });
+}
+
+async function expectLoaded(image: Locator): Promise<void> {
+  // Card pictures load lazily: bring them into view first.
+  await image.scrollIntoViewIfNeeded();
+  await expect(image).toBeVisible();
+  await expect.poll(() => image.evaluate((node: HTMLImageElement) => node.complete && node.naturalWidth)).toBeGreaterThan(0);
+}
+
+/** No sideways scrolling: everything fits the viewport's width. */
+async function expectNoHorizontalScroll(page: Page): Promise<void> {
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }));
+  expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+}
+
+/** The sharing id and the 6-digit code of the newest share mail to `to`. */
+async function readShareMail(to: string, since: number): Promise<{ sharingId: string; code: string }> {
+  const mail = await waitForMail(to, SHARE_SUBJECT, { since });
+  const sharingId = /^Sharing id: ([0-9a-f-]{36})\s*$/im.exec(mail.body)?.[1];
+  const code = /^Code: (\d{6})\s*$/im.exec(mail.body)?.[1];
+  if (!sharingId || !code) throw new Error(`The share mail has no sharing id or code:\n${mail.body}`);
+  return { sharingId, code };
+}
+
+async function uploadForAyesha(page: Page, caption: string, id: string): Promise<void> {
+  await page.goto('/upload');
+  await page.getByLabel('Medical image file').setInputFiles(await makeJpeg(page, `Share ${id.slice(-5)}`, `share-${id}.jpg`));
+  const ayesha = page.getByRole('radio', { name: /Khan, Ayesha/ });
+  await expect(ayesha).toBeVisible();
+  await ayesha.check();
+  await page.getByRole('textbox', { name: 'Caption' }).fill(caption);
+  await page.getByRole('button', { name: 'Upload Image' }).click();
+  await expect(page.getByText(`“${caption}” was uploaded for Khan, Ayesha.`)).toBeVisible();
+}
+
+test.describe('sharing', () => {
+  test.describe.configure({ timeout: 120_000 });
+
+  test('the provider shares an image with Ayesha Khan; she verifies the emailed code and sees it; a revoke ends it', async ({
+    page,
+    browser,
+  }) => {
+    const problems = watchProblems(page);
+    const patientAccount = await demoAccount('patient');
+    const id = uniqueId('e2e');
+    const caption = `Shared knee ${id}`;
+
+    // The provider uploads a picture for Ayesha Khan and shares it with her.
+    await signIn(page, await demoAccount('healthProvider'));
+    await uploadForAyesha(page, caption, id);
+    await page.goto('/view-images');
+    const uploaded = card(page, 'Uploaded Images', caption);
+    await expect(uploaded).toContainText('Not shared.');
+    await uploaded.getByRole('button', { name: `Share ${caption}` }).click();
+    const shareDialog = page.getByRole('dialog', { name: `Share (${caption})` });
+    await expect(shareDialog.getByRole('searchbox', { name: 'Search users by name' })).toBeFocused();
+    await expect(shareDialog.getByRole('combobox', { name: 'Expires after' })).toHaveValue('24');
+    await shareDialog.getByRole('searchbox', { name: 'Search users by name' }).fill('Khan');
+    const ayesha = shareDialog.getByRole('radio', { name: /Khan, Ayesha/ });
+    await expect(ayesha).toBeVisible();
+    await expect(ayesha.locator('xpath=ancestor::label')).toContainText(patientAccount.email);
+    await expect(ayesha.locator('xpath=ancestor::label')).toContainText('Patient');
+    // Nobody shares with themself: the provider is not in the list.
+    await shareDialog.getByRole('searchbox', { name: 'Search users by name' }).fill('Siddiqui');
+    await expect(shareDialog.getByText('No users found', { exact: true })).toBeVisible();
+    await shareDialog.getByRole('searchbox', { name: 'Search users by name' }).fill('Khan');
+    const since = Date.now();
+    await shareDialog.getByRole('radio', { name: /Khan, Ayesha/ }).check();
+    await shareDialog.getByRole('button', { name: 'Share', exact: true }).click();
+    await expect(page.getByText('Image shared successfully.')).toBeVisible();
+    await expect(shareDialog).toHaveCount(0);
+    const shares = uploaded.getByRole('list', { name: 'Shared with' });
+    await expect(shares).toContainText('Ayesha Khan');
+    await expect(shares).toContainText('Waiting for code');
+    await expect(shares).toContainText('Expires');
+
+    // Ayesha signs in (on a phone-sized screen) and sees the share, locked.
+    const patientContext = await browser.newContext({ viewport: { width: 360, height: 780 } });
+    try {
+      const patientPage = await patientContext.newPage();
+      const patientProblems = watchProblems(patientPage);
+      await signIn(patientPage, patientAccount);
+      await expect(patientPage).toHaveURL(/\/view-images$/);
+      const shared = card(patientPage, 'Shared Images', caption);
+      await expect(shared).toContainText('Image not Verified');
+      await expect(shared).toContainText('Shared by');
+      await expect(shared).toContainText('Imran Siddiqui');
+      await expect(shared).toContainText('Expires');
+      await expect(shared.getByRole('button', { name: `View ${caption}` })).toHaveCount(0);
+      await expectNoHorizontalScroll(patientPage);
+
+      const mail = await readShareMail(patientAccount.email, since);
+
+      // A wrong code first: the dialog stays open with the server's text.
+      await shared.getByRole('button', { name: `Verify ${caption}` }).click();
+      const verifyDialog = patientPage.getByRole('dialog', { name: 'Verify Image' });
+      await expect(verifyDialog.getByLabel('Enter Image Sharing Id:')).toHaveValue(mail.sharingId);
+      await expect(verifyDialog.getByLabel('Enter Code:')).toBeFocused();
+      const wrong = mail.code === '000000' ? '111111' : '000000';
+      await verifyDialog.getByLabel('Enter Code:').fill(wrong);
+      await verifyDialog.getByRole('button', { name: 'Verify' }).click();
+      await expect(verifyDialog.getByRole('alert')).toBeVisible();
+      await expect(verifyDialog.getByRole('alert')).not.toHaveText('');
+      await expectNoHorizontalScroll(patientPage);
+
+      // The right code opens the image.
+      await verifyDialog.getByLabel('Enter Code:').fill(mail.code);
+      await verifyDialog.getByRole('button', { name: 'Verify' }).click();
+      await expect(patientPage.getByText('Image verified successfully.')).toBeVisible();
+      await expect(verifyDialog).toHaveCount(0);
+      await expect(shared).not.toContainText('Image not Verified');
+      await expectLoaded(shared.getByRole('img', { name: `Preview: ${caption}` }));
+      await expect(shared.getByRole('button', { name: `Verify ${caption}` })).toHaveCount(0);
+      await shared.getByRole('button', { name: `View ${caption}` }).click();
+      const viewer = patientPage.getByRole('dialog', { name: caption });
+      await expectLoaded(viewer.getByRole('img', { name: caption }));
+      await patientPage.keyboard.press('Escape');
+
+      // The provider sees the share verified and revokes it.
+      await page.reload();
+      await expect(shares).toContainText('Verified');
+      await shares.getByRole('button', { name: 'Revoke share with Ayesha Khan' }).click();
+      await expect(page.getByText('Share revoked.')).toBeVisible();
+      await expect(uploaded).toContainText('Not shared.');
+
+      // Ayesha's access ends at once.
+      await patientPage.reload();
+      const sharedSection = patientPage.getByRole('region', { name: 'Shared Images' });
+      await expect(
+        sharedSection.getByText('No shared images found.').or(sharedSection.getByRole('list', { name: 'Shared Images' })),
+      ).toBeVisible();
+      await expect(card(patientPage, 'Shared Images', caption)).toHaveCount(0);
+      expect(patientProblems).toEqual([]);
+    } finally {
+      await patientContext.close();
+    }
+
+    // Clean up: the provider deletes the image.
+    await uploaded.getByRole('button', { name: `Delete ${caption}` }).click();
+    await page.getByRole('dialog', { name: 'Delete image' }).getByRole('button', { name: 'Delete', exact: true }).click();
+    await expect(page.getByText('Image deleted successfully.').last()).toBeVisible();
+    await expect(uploaded).toHaveCount(0);
+    expect(problems).toEqual([]);
+  });
+
+  test('/share-image shows four sample images and copies a link', async ({ page }) => {
+    const problems = watchProblems(page);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.goto('/share-image');
+    await expect(page.getByRole('heading', { level: 1, name: 'Share Your Image' })).toBeVisible();
+    await expect(page.getByText(/These are samples drawn for this demo, not patient data/)).toBeVisible();
+    const samples = page.getByRole('list', { name: 'Sample images' }).getByRole('article');
+    await expect(samples).toHaveCount(4);
+    for (const picture of await samples.getByRole('img').all()) await expectLoaded(picture);
+    await expect(samples.first()).toContainText('Sample expiry:');
+
+    const alerts: string[] = [];
+    page.on('dialog', (dialog) => {
+      alerts.push(dialog.message());
+      void dialog.accept();
+    });
+    await page.getByRole('button', { name: 'Copy link to Chest X-ray' }).click();
+    await expect.poll(() => alerts).toEqual(['Link copied to clipboard!']);
+    const link = await page.evaluate(() => navigator.clipboard.readText());
+    expect(link).toBe(new URL('/demo/chest-xray.svg', page.url()).href);
+    const response = await page.request.get(link);
+    expect(response.status()).toBe(200);
+    expect(response.headers()['content-type']).toContain('image/svg+xml');
+
+    await expect(page.getByRole('link', { name: 'Share Chest X-ray on Facebook (opens in a new tab)' })).toHaveAttribute(
+      'href',
+      /^https:\/\/www\.facebook\.com\/sharer\/sharer\.php\?u=/,
+    );
+    await expect(page.getByRole('link', { name: 'Share Chest X-ray on X (Twitter) (opens in a new tab)' })).toHaveAttribute(
+      'href',
+      /^https:\/\/twitter\.com\/intent\/tweet\?url=/,
+    );
+    await expect(page.getByRole('link', { name: 'Share Chest X-ray by email' })).toHaveAttribute('href', /^mailto:\?subject=/);
+
+    for (const width of [360, 1440]) {
+      await page.setViewportSize({ width, height: 800 });
+      await expectNoHorizontalScroll(page);
+    }
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,91 @@
+import { render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import type MockAdapter from 'axios-mock-adapter';
+import { ToastContainer } from 'react-toastify/unstyled';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { formatDateTime } from '@/lib/format';
+import { mockApi } from '@/test/render';
+import type { ImageShare } from '../api';
+import { ShareList } from './ShareList';
+
+let mock: MockAdapter;
+
+function share(id: string, firstname: string, status: ImageShare['status']): ImageShare {
+  return {
+    id,
+    sharedWith: { id: `user-${id}`, firstname, lastname: 'Khan' },
+    status,
+    createdAt: '2025-05-12T09:30:00Z',
+    expiresAt: '2025-05-13T09:30:00Z',
+  };
+}
+
+const SHARES = [
+  share('s1', 'Ayesha', 'pending'),
+  share('s2', 'Bilal', 'verified'),
+  share('s3', 'Hina', 'expired'),
+  share('s4', 'Zara', 'voided'),
+];
+
+beforeEach(() => {
+  mock = mockApi();
+});
+
+function renderList(shares: ImageShare[] = SHARES) {
+  const onRevoked = vi.fn();
+  render(
+    <>
+      <ShareList shares={shares} onRevoked={onRevoked} />
+      <ToastContainer />
+    </>,
+  );
+  return { onRevoked, list: screen.queryByRole('list', { name: 'Shared with' }) };
+}
+
+describe('ShareList', () => {
+  it('shows each share with its status and expiry, and Revoke only where access is still open', () => {
+    const { list } = renderList();
+    const items = within(list!).getAllByRole('listitem');
+    const when = formatDateTime('2025-05-13T09:30:00Z');
+    expect(items[0]).toHaveTextContent(`Ayesha KhanWaiting for codeExpires ${when}Revoke`);
+    expect(items[1]).toHaveTextContent(`Bilal KhanVerifiedExpires ${when}Revoke`);
+    expect(items[2]).toHaveTextContent(`Hina KhanExpiredExpired ${when}`);
+    expect(items[3]).toHaveTextContent('Zara KhanVoided');
+    expect(within(items[0]).getByRole('button', { name: 'Revoke share with Ayesha Khan' })).toBeInTheDocument();
+    expect(within(items[2]).queryByRole('button')).not.toBeInTheDocument();
+    expect(within(items[3]).queryByRole('button')).not.toBeInTheDocument();
+    expect(items[0].querySelector('time')).toHaveAttribute('datetime', '2025-05-13T09:30:00Z');
+  });
+
+  it('offers Revoke only on the shares the caller may revoke', () => {
+    render(<ShareList shares={SHARES} onRevoked={vi.fn()} canRevoke={(share) => share.id === 's2'} />);
+    expect(screen.queryByRole('button', { name: 'Revoke share with Ayesha Khan' })).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Revoke share with Bilal Khan' })).toBeInTheDocument();
+  });
+
+  it("says 'Not shared.' when there are no shares", () => {
+    renderList([]);
+    expect(screen.getByText('Not shared.')).toBeInTheDocument();
+    expect(screen.queryByRole('list')).not.toBeInTheDocument();
+  });
+
+  it('revokes a share, toasts the message and reports back', async () => {
+    mock.onDelete('/sharing/s2').reply(200, { message: 'Share revoked.' });
+    const user = userEvent.setup();
+    const { onRevoked } = renderList();
+    await user.click(screen.getByRole('button', { name: 'Revoke share with Bilal Khan' }));
+    expect(await screen.findByText('Share revoked.')).toBeInTheDocument();
+    expect(onRevoked).toHaveBeenCalledTimes(1);
+    expect(mock.history.delete.map((request) => request.url)).toEqual(['/sharing/s2']);
+  });
+
+  it('toasts a failed revoke and keeps the share', async () => {
+    mock.onDelete('/sharing/s1').reply(404, { message: 'Share not found.' });
+    const user = userEvent.setup();
+    const { onRevoked } = renderList();
+    await user.click(screen.getByRole('button', { name: 'Revoke share with Ayesha Khan' }));
+    expect(await screen.findByText('Share not found.')).toBeInTheDocument();
+    expect(onRevoked).not.toHaveBeenCalled();
+    expect(screen.getByRole('button', { name: 'Revoke share with Ayesha Khan' })).toBeEnabled();
+  });
+});

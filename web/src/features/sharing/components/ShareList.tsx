@@ -1,0 +1,86 @@
+import { useId, useState } from 'react';
+import { fullName, formatDateTime } from '@/lib/format';
+import { getErrorMessage } from '@/lib/api-client';
+import { notifyError, notifySuccess } from '@/lib/notify';
+import { revokeShare, type ImageShare } from '../api';
+import { isOpen, statusLabel } from '../labels';
+import '../sharing.css';
+
+interface ShareListProps {
+  shares: ImageShare[];
+  /** Called after a share was revoked: the lists are reloaded. */
+  onRevoked: () => void;
+  /** Whether the caller may revoke a share (its sharer or an admin); all by default. */
+  canRevoke?: (share: ImageShare) => boolean;
+}
+
+function Expiry({ share }: { share: ImageShare }) {
+  if (share.status === 'voided') return null;
+  const when = formatDateTime(share.expiresAt);
+  if (!when) return null;
+  return (
+    <span className="share-item__expiry">
+      {share.status === 'expired' ? 'Expired ' : 'Expires '}
+      <time dateTime={share.expiresAt}>{when}</time>
+    </span>
+  );
+}
+
+/**
+ * Who an image is shared with (uploader and admins): each current share with
+ * its status and expiry, and Revoke (DELETE /api/sharing/{id}) for the ones
+ * that still give access.
+ */
+export function ShareList({ shares, onRevoked, canRevoke = () => true }: ShareListProps) {
+  const titleId = useId();
+  const [busyId, setBusyId] = useState<string | null>(null);
+
+  async function revoke(share: ImageShare) {
+    setBusyId(share.id);
+    try {
+      const result = await revokeShare(share.id);
+      notifySuccess(result.message || 'Share revoked.');
+      onRevoked();
+    } catch (error) {
+      notifyError(getErrorMessage(error, 'The share could not be revoked. Please try again.'));
+    } finally {
+      setBusyId(null);
+    }
+  }
+
+  return (
+    <div className="share-list">
+      <p id={titleId} className="share-list__title">
+        Shared with
+      </p>
+      {shares.length === 0 ? (
+        <p className="share-list__none">Not shared.</p>
+      ) : (
+        <ul className="share-list__items" aria-labelledby={titleId}>
+          {shares.map((share) => {
+            const name = fullName(share.sharedWith ?? {}) || 'Unknown user';
+            const busy = busyId === share.id;
+            return (
+              <li key={share.id} className="share-item">
+                <span className="share-item__name">{name}</span>
+                <span className={`share-status share-status--${share.status}`}>{statusLabel(share.status)}</span>
+                <Expiry share={share} />
+                {isOpen(share.status) && canRevoke(share) && (
+                  <button
+                    type="button"
+                    className="btn btn--danger-outline btn--small share-item__revoke"
+                    aria-label={busy ? `Revoking share with ${name}` : `Revoke share with ${name}`}
+                    disabled={busyId !== null}
+                    onClick={() => void revoke(share)}
+                  >
+                    {busy ? 'Revoking…' : 'Revoke'}
+                  </button>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </div>
+  );
+}
