@@ -1,6 +1,7 @@
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { createVerifiedUser, signIn, uniqueId } from './support/accounts';
 import { demoAccount } from './support/demo';
+import { card, expectLoaded } from './support/view-images';
 import { fixture, makeJpeg, makePdf } from './support/files';
 
 // Journeys of the images issue against the real server (../scripts/e2e-server.sh):
@@ -43,19 +44,6 @@ async function recordProgress(page: Page): Promise<void> {
 
 async function recordedProgress(page: Page): Promise<number[]> {
   return page.evaluate(() => (window as unknown as { uploadProgress: number[] }).uploadProgress);
-}
-
-/** The card of `caption` in a section of /view-images. */
-function card(page: Page, section: string, caption: string): Locator {
-  return page
-    .getByRole('region', { name: section })
-    .getByRole('article')
-    .filter({ has: page.getByRole('heading', { level: 3, name: caption, exact: true }) });
-}
-
-async function expectLoaded(image: Locator): Promise<void> {
-  await expect(image).toBeVisible();
-  await expect.poll(() => image.evaluate((node: HTMLImageElement) => node.complete && node.naturalWidth)).toBeGreaterThan(0);
 }
 
 async function chooseAyesha(page: Page): Promise<void> {

@@ -1,6 +1,7 @@
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { signIn, uniqueId } from './support/accounts';
 import { demoAccount } from './support/demo';
+import { card, expectLoaded } from './support/view-images';
 import { makeJpeg } from './support/files';
 import { waitForMail } from './support/mailbox';
 
@@ -27,21 +28,6 @@ function watchProblems(page: Page): string[] {
   });
   page.on('pageerror', (error) => problems.push(error.message));
   return problems;
-}
-
-/** The card of `caption` in a section of /view-images. */
-function card(page: Page, section: string, caption: string): Locator {
-  return page
-    .getByRole('region', { name: section })
-    .getByRole('article')
-    .filter({ has: page.getByRole('heading', { level: 3, name: caption, exact: true }) });
-}
-
-async function expectLoaded(image: Locator): Promise<void> {
-  // Card pictures load lazily: bring them into view first.
-  await image.scrollIntoViewIfNeeded();
-  await expect(image).toBeVisible();
-  await expect.poll(() => image.evaluate((node: HTMLImageElement) => node.complete && node.naturalWidth)).toBeGreaterThan(0);
 }
 
 /** No sideways scrolling: everything fits the viewport's width. */

@@ -2,6 +2,7 @@ import { useEffect, useId, useState } from 'react';
 import { useApiGet } from '@/lib/use-api-get';
 import type { PagedResponse, User } from '@/types/api';
 import { patientLabel } from '../media';
+import '@/components/user-option.css';
 
 /** How many patients one search shows; a name narrows the list. */
 export const PATIENT_LIMIT = 20;
@@ -86,7 +87,7 @@ export function PatientPicker({ enabled, selected, onSelect, error, disabled = f
             const checked = selected?.id === user.id;
             return (
               <li key={user.id}>
-                <label className={checked ? 'patient-option patient-option--checked' : 'patient-option'}>
+                <label className={checked ? 'user-option user-option--checked' : 'user-option'}>
                   <input
                     type="radio"
                     name="patientId"
@@ -95,8 +96,8 @@ export function PatientPicker({ enabled, selected, onSelect, error, disabled = f
                     disabled={disabled}
                     onChange={() => onSelect(user)}
                   />
-                  <span className="patient-option__name">{patientLabel(user) || user.username}</span>
-                  <span className="patient-option__email">{user.email}</span>
+                  <span className="user-option__name">{patientLabel(user) || user.username}</span>
+                  <span className="user-option__email">{user.email}</span>
                 </label>
               </li>
             );

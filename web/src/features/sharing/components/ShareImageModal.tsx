@@ -8,6 +8,7 @@ import type { PagedResponse, User } from '@/types/api';
 import { DEFAULT_SHARE_HOURS, SHARE_LIFETIMES, shareImage, type ImageShare } from '../api';
 import { isOpen, lastFirst, statusLabel, userRole } from '../labels';
 import '@/components/forms.css';
+import '@/components/user-option.css';
 import '../sharing.css';
 
 /** How many users one search shows; a name narrows the list. */
@@ -144,7 +145,7 @@ export function ShareImageModal({
                 const existing = shareOf(user);
                 return (
                   <li key={user.id}>
-                    <label className={checked ? 'share-user share-user--checked' : 'share-user'}>
+                    <label className={checked ? 'user-option user-option--checked share-user' : 'user-option share-user'}>
                       <input
                         type="radio"
                         name={`${id}-recipient`}
@@ -156,8 +157,8 @@ export function ShareImageModal({
                           setChoiceError('');
                         }}
                       />
-                      <span className="share-user__name">{lastFirst(user) || user.username || user.email}</span>
-                      <span className="share-user__email">{user.email}</span>
+                      <span className="user-option__name">{lastFirst(user) || user.username || user.email}</span>
+                      <span className="user-option__email">{user.email}</span>
                       <span className="share-user__role">{userRole(user.role)}</span>
                       {existing && (
                         <span className="share-user__note">
