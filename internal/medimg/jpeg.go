@@ -237,6 +237,8 @@ func filterSegment(bw *bufio.Writer, br *bufio.Reader, m byte) error {
 			return copyJFIF(bw, br, n)
 		}
 		keep = false
+	case m == mAPP1 && hasID(br, n, idExif):
+		return keepOrientation(bw, br, n)
 	case m == mAPP2:
 		keep = hasID(br, n, idICC)
 	case m == mAPPE:

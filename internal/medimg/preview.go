@@ -41,11 +41,12 @@ func Preview(dst io.Writer, src io.Reader, size int64, contentType string, maxSi
 		return errTooLarge()
 	}
 	var img image.Image
+	orientation := orientationNone
 	switch contentType {
 	case PDF:
 		return ErrNoPreview
 	case JPEG, PNG:
-		img, err = decodeImage(src, size, contentType)
+		img, orientation, err = decodeImage(src, size, contentType)
 	case DICOM:
 		img, err = renderDICOM(src)
 	default:
@@ -54,33 +55,39 @@ func Preview(dst io.Writer, src io.Reader, size int64, contentType string, maxSi
 	if err != nil {
 		return err
 	}
-	return encodePreview(dst, img, maxSide)
+	return encodePreview(dst, img, maxSide, orientation)
 }
 
 // decodeImage decodes a stored JPEG or PNG after checking its dimensions and
-// the memory its decoded form needs.
-func decodeImage(src io.Reader, size int64, contentType string) (image.Image, error) {
+// the memory its decoded form needs; it also returns the EXIF orientation
+// that Clean kept for a JPEG (1 otherwise).
+func decodeImage(src io.Reader, size int64, contentType string) (image.Image, int, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, max(min(size, maxPreviewInput), 0)+bytes.MinRead))
 	if _, err := io.Copy(buf, io.LimitReader(src, maxPreviewInput+1)); err != nil {
-		return nil, fmt.Errorf("medimg: read stored form: %w", err)
+		return nil, 0, fmt.Errorf("medimg: read stored form: %w", err)
 	}
 	if buf.Len() > maxPreviewInput {
-		return nil, errTooLarge()
+		return nil, 0, errTooLarge()
 	}
 	data := buf.Bytes()
 	cfg, err := decodeConfig(data, contentType)
 	if err != nil {
-		return nil, ErrNoPreview
+		return nil, 0, ErrNoPreview
 	}
 	if err := checkDecode(cfg); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return safeDecode(func() (image.Image, error) {
+	orientation := orientationNone
+	if contentType == JPEG {
+		orientation = jpegOrientation(data)
+	}
+	img, err := safeDecode(func() (image.Image, error) {
 		if contentType == PNG {
 			return png.Decode(bytes.NewReader(data))
 		}
 		return jpeg.Decode(bytes.NewReader(data))
 	})
+	return img, orientation, err
 }
 
 // checkDecode refuses images whose dimensions or decoded size are too large.
@@ -145,14 +152,15 @@ func safeDecode(decode func() (image.Image, error)) (img image.Image, err error)
 	return img, nil
 }
 
-// encodePreview scales img to fit maxSide and writes it as PNG.
-func encodePreview(dst io.Writer, img image.Image, maxSide int) (err error) {
+// encodePreview scales img to fit maxSide, turns it upright (EXIF
+// orientation o), and writes it as PNG.
+func encodePreview(dst io.Writer, img image.Image, maxSide, o int) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = ErrNoPreview
 		}
 	}()
-	out := scaleToFit(img, maxSide)
+	out := orient(scaleToFit(img, maxSide), o)
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	if err := enc.Encode(dst, out); err != nil {
 		return fmt.Errorf("medimg: write preview: %w", err)
