@@ -110,6 +110,9 @@ func renderFrame(ds *dicom.Dataset, ts string) (img image.Image, err error) {
 		return nil, ErrNoPreview
 	}
 	if info.IsEncapsulated {
+		if ts == tsRLE {
+			return renderRLE(ds, info, p)
+		}
 		return renderEncapsulated(info, p)
 	}
 	if !info.IntentionallyUnprocessed {
@@ -319,7 +322,7 @@ func readLUT(ds *dicom.Dataset, descTag, dataTag tag.Tag) ([]uint8, int, bool) {
 
 // renderEncapsulated decodes the first frame of JPEG-compressed pixel data
 // with the standard library's decoder (baseline and 8-bit extended); other
-// codecs (JPEG 2000, JPEG-LS, RLE, 12-bit or lossless JPEG) have no preview.
+// codecs (JPEG 2000, JPEG-LS, 12-bit or lossless JPEG) have no preview.
 func renderEncapsulated(info dicom.PixelDataInfo, p pixelModule) (image.Image, error) {
 	var data []byte
 	switch {

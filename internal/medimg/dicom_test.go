@@ -47,7 +47,7 @@ func TestDICOMFixtures(t *testing.T) {
 		{file: "MR_small.dcm", modality: "MR", rows: 64, cols: 64, hasPixels: true, preview: wantGrey},
 		{file: "MR_small_implicit.dcm", modality: "MR", rows: 64, cols: 64, hasPixels: true, preview: wantGrey},
 		{file: "MR_small_bigendian.dcm", modality: "MR", rows: 64, cols: 64, hasPixels: true, preview: wantMaybe},
-		{file: "MR_small_RLE.dcm", modality: "MR", rows: 64, cols: 64, hasPixels: true, preview: wantMaybe},
+		{file: "MR_small_RLE.dcm", modality: "MR", rows: 64, cols: 64, hasPixels: true, preview: wantGrey},
 		{file: "JPEG-lossy.dcm", modality: "NM", hasPixels: true, preview: wantMaybe},
 		{file: "SC_rgb_jpeg.dcm", hasPixels: true, preview: wantColour},
 		{file: "SC_rgb_small_odd.dcm", rows: 3, cols: 3, hasPixels: true, preview: wantColour},
@@ -260,6 +260,7 @@ func TestDICOMSameImage(t *testing.T) {
 		optional bool // may give ErrNoPreview instead
 	}{
 		{name: "implicit VR", file: "MR_small_implicit.dcm"},
+		{name: "RLE lossless", file: "MR_small_RLE.dcm"},
 		{name: "big endian", file: "MR_small_bigendian.dcm", optional: true},
 	}
 	for _, tc := range tests {
