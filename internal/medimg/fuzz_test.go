@@ -2,6 +2,7 @@ package medimg
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"strings"
 	"testing"
@@ -59,6 +60,7 @@ func FuzzClean(f *testing.F) {
 		f.Add(readFixture(f, name))
 	}
 	f.Add(withSegmentsAfterSOI(encodeJPEG(f, testImage(16, 16)), exifSegment()))
+	f.Add(withSegmentsAfterSOI(encodeJPEG(f, testImage(16, 8)), exifWith(binary.LittleEndian, 6, 0)))
 	f.Add(insertPNGChunk(encodePNG(f, testImage(16, 16)), pngChunk("tEXt", []byte("a\x00b"))))
 	f.Add(bombPNG(50000, 50000))
 	f.Add([]byte(minimalPDF))
@@ -87,6 +89,30 @@ func FuzzClean(f *testing.F) {
 					t.Fatalf("Preview as %s: unexpected error %v", ct, err)
 				}
 			}
+		}
+	})
+}
+
+// FuzzRLEAndOrientation feeds arbitrary bytes to the hand-written decoders:
+// they may refuse but never panic or read out of bounds.
+func FuzzRLEAndOrientation(f *testing.F) {
+	f.Add([]byte{2, 'a', 'b', 'c'})
+	f.Add(exifWith(binary.BigEndian, 6, 0)[4:])
+	f.Add(withSegmentsAfterSOI(encodeJPEG(f, testImage(4, 4)), exifWith(binary.LittleEndian, 8, 0)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, p := range []pixelModule{
+			{rows: 4, cols: 4, samples: 1, bitsAllocated: 16},
+			{rows: 3, cols: 5, samples: 3, bitsAllocated: 8},
+		} {
+			if raw, err := decodeRLE(data, p); err == nil && len(raw) != p.rows*p.cols*p.samples*p.bitsAllocated/8 {
+				t.Fatalf("decoded %d bytes", len(raw))
+			}
+		}
+		if o := exifOrientation(data); o < 0 || o > 8 {
+			t.Fatalf("orientation %d", o)
+		}
+		if o := jpegOrientation(data); o < 1 || o > 8 {
+			t.Fatalf("orientation %d", o)
 		}
 	})
 }
