@@ -537,3 +537,30 @@ func TestProviderSeesTheirPatientsDetails(t *testing.T) {
 		t.Fatalf("another provider: %v", got)
 	}
 }
+
+// TestShareMailsAreThrottled: one sharer cannot flood one person's mailbox
+// with share codes; other recipients are not affected.
+func TestShareMailsAreThrottled(t *testing.T) {
+	app := apptest.New(t)
+	provider := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	patient2 := app.SignUp(t, domain.RolePatient)
+	imageID := sharedImage(t, provider, patient.ID)
+	body := func(to string) map[string]any { return map[string]any{"imagemetadataId": imageID, "createdfor": to} }
+	for i := 0; i < 30; i++ {
+		if r := provider.Do(t, "POST", "/api/sharing/request", body(patient.ID)); r.Status != 201 {
+			t.Fatalf("share %d: %d %s", i+1, r.Status, r.Raw)
+		}
+	}
+	r := provider.Do(t, "POST", "/api/sharing/request", body(patient.ID))
+	if r.Status != 429 || r.Message() != "Too many shares with this person in a short time. Please try again later." {
+		t.Fatalf("31st share: %d %s", r.Status, r.Raw)
+	}
+	if r := provider.Do(t, "POST", "/api/sharing/request", body(patient2.ID)); r.Status != 201 {
+		t.Fatalf("another recipient: %d %s", r.Status, r.Raw)
+	}
+	// Only the last of the 30 shares is open: each new one revoked the one before.
+	if list := sharedList(t, patient); len(list) != 1 {
+		t.Fatalf("open shares: %d", len(list))
+	}
+}

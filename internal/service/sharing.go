@@ -23,6 +23,13 @@ const (
 	fallbackShareMaxHours    = 168
 )
 
+// A sharer may mail one recipient this many share codes an hour, so nobody's
+// mailbox can be flooded with codes (S3).
+const (
+	sharesPerRecipientHour = 30
+	shareThrottleWindow    = time.Hour
+)
+
 // codePurposeShare keys the hash of share codes apart from every other code.
 const codePurposeShare = "share"
 
@@ -38,6 +45,7 @@ type SharingStore interface {
 	Share(ctx context.Context, id string) (domain.Share, error)
 	RevokeShare(ctx context.Context, id string, now time.Time) (bool, error)
 	MarkShareExpiryLogged(ctx context.Context, id string) (bool, error)
+	HitThrottle(ctx context.Context, key string, period time.Duration) (int, time.Time, error)
 	SentShares(ctx context.Context, sharerID string, page domain.Page) ([]domain.Share, int, error)
 }
 
@@ -94,6 +102,14 @@ func (s *SharingService) Share(ctx context.Context, p *domain.Principal, req Sha
 	recipient, err := s.recipient(ctx, p, req.RecipientID)
 	if err != nil {
 		return domain.Share{}, err
+	}
+	hits, start, err := s.store.HitThrottle(ctx, "share:"+p.User.ID+":"+recipient.ID, shareThrottleWindow)
+	if err != nil {
+		return domain.Share{}, err
+	}
+	if hits > sharesPerRecipientHour {
+		_ = s.store.AppendAudit(ctx, audit(meta, p.User.ID, "throttled", "shares", "", false, "shares to user "+recipient.ID))
+		return domain.Share{}, throttled(start.Add(shareThrottleWindow).Sub(s.now()), "Too many shares with this person in a short time. Please try again later.")
 	}
 
 	now := s.now().UTC()
