@@ -70,9 +70,10 @@ func (a *api) toImageJSON(p *domain.Principal, im domain.Image) imageJSON {
 		UploadedBy: personJSON(im.UploadedBy), Patient: personJSON(im.Patient), Shares: []imageShareJSON{},
 	}
 	for _, sh := range im.Shares {
+		status := sh.Status(now)
 		out.Shares = append(out.Shares, imageShareJSON{ID: sh.ID, SharedBy: personJSON(sh.SharedBy), SharedWith: personJSON(sh.SharedWith),
-			Status: sh.Status(now), CreatedAt: sh.CreatedAt.UTC(), ExpiresAt: sh.ExpiresAt.UTC()})
-		out.IsShared = out.IsShared || sh.Status(now) == domain.SharePending || sh.Status(now) == domain.ShareVerified
+			Status: status, CreatedAt: sh.CreatedAt.UTC(), ExpiresAt: sh.ExpiresAt.UTC()})
+		out.IsShared = out.IsShared || status == domain.SharePending || status == domain.ShareVerified
 	}
 	if sh := im.ViaShare; sh != nil {
 		by := personJSON(sh.SharedBy)

@@ -5,8 +5,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"image"
-	"image/color"
 	"io"
+
+	"golang.org/x/image/draw"
 )
 
 // A phone photo is often stored sideways with an EXIF orientation that tells
@@ -146,10 +147,7 @@ func orient(img image.Image, o int) image.Image {
 		dw, dh = h, w
 	}
 	r := image.Rect(0, 0, dw, dh)
-	var dst interface {
-		image.Image
-		Set(x, y int, c color.Color)
-	}
+	var dst draw.Image
 	if _, gray := img.(*image.Gray); gray {
 		dst = image.NewGray(r)
 	} else {

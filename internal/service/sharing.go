@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -163,11 +162,6 @@ func (s *SharingService) intSetting(ctx context.Context, key string, fallback in
 	}
 	var n int
 	if json.Unmarshal(raw, &n) != nil || n < 1 {
-		if str, err := strconv.Unquote(string(raw)); err == nil {
-			if v, err := strconv.Atoi(str); err == nil && v >= 1 {
-				return v
-			}
-		}
 		return fallback
 	}
 	return n
