@@ -9,7 +9,7 @@ port=${E2E_PORT:-18080}
 cluster="$root/data/postgres-test"
 
 [ -x bin/medishare ] || { echo "e2e-server: bin/medishare is missing; run 'make build'" >&2; exit 1; }
-url=$(PG_FAST=1 scripts/pg.sh start "$cluster" 54330)
+url=$(PG_FAST=1 scripts/pg.sh start "$cluster" "${MEDISHARE_TEST_PG_PORT:-54330}")
 scripts/pg.sh psql "$cluster" -q -c 'DROP DATABASE IF EXISTS medishare_e2e WITH (FORCE)' -c 'CREATE DATABASE medishare_e2e' >&2
 
 rm -rf "$root/data/e2e"

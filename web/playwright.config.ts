@@ -4,6 +4,8 @@ import { defineConfig, devices } from '@playwright/test';
 // example `vite preview`); without it Playwright starts the real Go binary
 // with the embedded app through ../scripts/e2e-server.sh.
 const externalBaseURL = process.env.E2E_BASE_URL;
+// E2E_PORT moves the server started here (two checkouts testing at once).
+const port = process.env.E2E_PORT ?? '18080';
 
 export default defineConfig({
   testDir: 'e2e',
@@ -15,7 +17,7 @@ export default defineConfig({
   timeout: 30_000,
   expect: { timeout: 10_000 },
   use: {
-    baseURL: externalBaseURL || 'http://127.0.0.1:18080',
+    baseURL: externalBaseURL || `http://127.0.0.1:${port}`,
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
   },
@@ -45,7 +47,7 @@ export default defineConfig({
     ? undefined
     : {
         command: 'bash ../scripts/e2e-server.sh',
-        url: 'http://127.0.0.1:18080/readyz',
+        url: `http://127.0.0.1:${port}/readyz`,
         timeout: 180_000,
         reuseExistingServer: false,
         stdout: 'pipe',

@@ -28,8 +28,16 @@ import (
 	"github.com/medishare/medishare/migrations"
 )
 
-// TestClusterPort is where the shared test cluster listens.
-const TestClusterPort = 54330
+// TestClusterPort is where the shared test cluster listens, unless
+// MEDISHARE_TEST_PG_PORT names another port (two checkouts testing at once).
+var TestClusterPort = portFromEnv("MEDISHARE_TEST_PG_PORT", 54330)
+
+func portFromEnv(name string, fallback int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return fallback
+}
 
 var (
 	adminOnce sync.Once

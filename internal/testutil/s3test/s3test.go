@@ -28,8 +28,16 @@ import (
 	"github.com/medishare/medishare/internal/blob"
 )
 
-// TestServerPort is where the shared test server listens.
-const TestServerPort = 9330
+// TestServerPort is where the shared test server listens, unless
+// MEDISHARE_TEST_S3_PORT names another port (two checkouts testing at once).
+var TestServerPort = testServerPort()
+
+func testServerPort() int {
+	if n, err := strconv.Atoi(os.Getenv("MEDISHARE_TEST_S3_PORT")); err == nil && n > 0 {
+		return n
+	}
+	return 9330
+}
 
 var (
 	serverOnce sync.Once
