@@ -24,7 +24,7 @@ import (
 
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(pgtest.RepoRoot(), "..", "shared", "fixtures", "dicom", name))
+	b, err := os.ReadFile(filepath.Join(pgtest.RepoRoot(), "testdata", "dicom", name))
 	if err != nil {
 		t.Fatal(err)
 	}

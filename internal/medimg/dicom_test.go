@@ -31,8 +31,8 @@ const (
 	wantNone   = "none" // ErrNoPreview
 )
 
-// TestDICOMFixtures runs every fixture in the shared folder through Detect,
-// Clean and Preview, with the outcome the fixture README gives.
+// TestDICOMFixtures runs every fixture in testdata/dicom through Detect,
+// Clean and Preview, with the outcome testdata/dicom/README.md gives.
 func TestDICOMFixtures(t *testing.T) {
 	tests := []struct {
 		file       string
@@ -366,8 +366,9 @@ func TestDICOMErrorsCarryNoPHI(t *testing.T) {
 	}
 }
 
-// TestFixtureDirNotInRepo: fixtures are read in place, never copied in.
-func TestFixtureDirNotInRepo(t *testing.T) {
+// TestNoFixturesInPackage: fixtures live in the repository's testdata/dicom
+// only, never copied into a package folder.
+func TestNoFixturesInPackage(t *testing.T) {
 	matches, _ := filepath.Glob("*.dcm")
 	if len(matches) > 0 {
 		t.Errorf("DICOM files in the package folder: %v", matches)

@@ -16,8 +16,9 @@ import (
 	"github.com/medishare/medishare/internal/domain"
 )
 
-// fixtureDir finds the shared DICOM fixtures: ../shared/fixtures/dicom
-// relative to the repository root (the directory holding go.mod).
+// fixtureDir finds the DICOM fixtures in testdata/dicom at the repository
+// root (the directory holding go.mod); testdata/dicom/README.md says what
+// each one exercises.
 func fixtureDir(tb testing.TB) string {
 	tb.Helper()
 	dir, err := os.Getwd()
@@ -34,7 +35,7 @@ func fixtureDir(tb testing.TB) string {
 		}
 		dir = parent
 	}
-	fixtures := filepath.Join(dir, "..", "shared", "fixtures", "dicom")
+	fixtures := filepath.Join(dir, "testdata", "dicom")
 	if _, err := os.Stat(fixtures); err != nil {
 		tb.Fatalf("DICOM fixtures missing: %v", err)
 	}

@@ -2,12 +2,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 
-/**
- * The shared test fixtures beside the repository (<repo>/../shared/fixtures);
- * E2E_FIXTURES_DIR points elsewhere.
- */
+/** The repository's test fixtures (<repo>/testdata); E2E_FIXTURES_DIR points elsewhere. */
 export const fixturesDir: string =
-  process.env.E2E_FIXTURES_DIR ?? fileURLToPath(new URL('../../../../shared/fixtures/', import.meta.url));
+  process.env.E2E_FIXTURES_DIR ?? fileURLToPath(new URL('../../../testdata/', import.meta.url));
 
 export function fixture(relative: string): string {
   return path.join(fixturesDir, relative);
