@@ -50,7 +50,7 @@ func adminCommand(ctx context.Context, args []string, getenv func(string) string
 		return err
 	}
 	defer app.close()
-	user, err := app.auth.CreateAccount(ctx, *email, *username, password, domain.RoleAdmin, *firstname, *lastname)
+	user, err := app.services.Registration.CreateAccount(ctx, *email, *username, password, domain.RoleAdmin, *firstname, *lastname)
 	if err != nil {
 		return fmt.Errorf("%s%s", domain.ErrorMessage(err), fieldList(err))
 	}

@@ -18,17 +18,13 @@ import (
 
 // app is the wired program: configuration, database, services.
 type app struct {
-	cfg     *config.Config
-	logger  *slog.Logger
-	db      *postgres.DB
-	store   *postgres.Store
-	outbox  *service.Outbox
-	auth    *service.AuthService
-	users   *service.UserService
-	images  *service.ImageService
-	sharing *service.SharingService
-	blobs   blobStore
-	keys    *secure.Envelope
+	cfg      *config.Config
+	logger   *slog.Logger
+	db       *postgres.DB
+	store    *postgres.Store
+	services *service.Services
+	blobs    blobStore
+	keys     *secure.Envelope
 }
 
 // blobStore is the content store with its health check.
@@ -80,19 +76,13 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 	}
 
 	store := postgres.NewStore(db)
-	passwords := secure.NewPasswords(4)
-	now := func() time.Time { return time.Now().UTC() }
-	outbox := service.NewOutbox(mailer, logger)
-	templates := mail.Templates{PublicURL: cfg.PublicURL}
-	return &app{
-		cfg: cfg, logger: logger, db: db, store: store, outbox: outbox,
-		auth:    service.NewAuthService(store, passwords, keys, service.NewTokens(cfg.JWTSecret, cfg.PublicURL, now), outbox, templates, now),
-		users:   service.NewUserService(store, passwords, now),
-		images:  service.NewImageService(store, blobs, envelope, keys.Subkey("signed-urls"), logger, now),
-		sharing: service.NewSharingService(store, keys, outbox, templates, now),
-		blobs:   blobs,
-		keys:    envelope,
-	}, nil
+	services := service.New(service.Config{
+		Store: store, Blobs: blobs, Keys: envelope, Secrets: keys, Passwords: secure.NewPasswords(4),
+		Mailer: mailer, Templates: mail.Templates{PublicURL: cfg.PublicURL},
+		TokenSecret: cfg.JWTSecret, Issuer: cfg.PublicURL, LinkKey: keys.Subkey("signed-urls"),
+		Logger: logger, Now: func() time.Time { return time.Now().UTC() },
+	})
+	return &app{cfg: cfg, logger: logger, db: db, store: store, services: services, blobs: blobs, keys: envelope}, nil
 }
 
 // newBlobStore keeps contents in the data folder, or in the S3 bucket.
@@ -119,8 +109,8 @@ func newMailer(cfg *config.Config, logger *slog.Logger) (mail.Mailer, error) {
 	return mail.NewDevMailer(filepath.Join(cfg.DataDir, "mail"), logger), nil
 }
 
-// close waits for queued mail and releases the database.
+// close waits for background work (mail) and releases the database.
 func (a *app) close() {
-	a.outbox.Wait()
+	a.services.Background.Wait()
 	a.db.Close()
 }

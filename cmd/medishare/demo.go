@@ -30,7 +30,7 @@ var demoPeople = []struct {
 // ensureDemoAccounts gives development a patient, a provider and an admin.
 // Their random passwords are made once, kept in the data folder and printed
 // at every start; production never calls this.
-func ensureDemoAccounts(ctx context.Context, auth *service.AuthService, dataDir string, logger *slog.Logger) error {
+func ensureDemoAccounts(ctx context.Context, auth *service.RegistrationService, dataDir string, logger *slog.Logger) error {
 	path := filepath.Join(dataDir, "demo-accounts.json")
 	accounts := map[string]demoAccount{}
 	if b, err := os.ReadFile(path); err == nil {

@@ -33,7 +33,7 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 		logger.Warn("generated a development secret; production refuses to start without its own", "file", path)
 	}
 	if !cfg.IsProduction() {
-		if err := ensureDemoAccounts(ctx, a.auth, cfg.DataDir, logger); err != nil {
+		if err := ensureDemoAccounts(ctx, a.services.Registration, cfg.DataDir, logger); err != nil {
 			return err
 		}
 	}
@@ -52,11 +52,8 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 		SecureCookies:  secure,
 		Readiness:      readiness,
 		WebApp:         web.Dist(),
-		Auth:           a.auth,
-		Users:          a.users,
-		Images:         a.images,
-		Sharing:        a.sharing,
-		Audit:          a.store,
+		PublicURL:      cfg.PublicURL,
+		Services:       a.services,
 	})
 
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -97,7 +94,7 @@ func collectOrphans(ctx context.Context, a *app) {
 	ticker := time.NewTicker(10 * time.Minute)
 	defer ticker.Stop()
 	for {
-		if n, err := a.images.CollectOrphans(ctx); err != nil {
+		if n, err := a.services.Images.CollectOrphans(ctx); err != nil {
 			a.logger.Warn("janitor", "err", err)
 		} else if n > 0 {
 			a.logger.Info("janitor removed unreferenced contents", "count", n)

@@ -8,10 +8,13 @@ const (
 	MaxCaptionLen  = 500
 )
 
-// Person names someone in a listing.
-type Person struct {
-	ID, Firstname, Lastname string
-}
+// Content types the product stores (S12).
+const (
+	TypeJPEG  = "image/jpeg"
+	TypePNG   = "image/png"
+	TypePDF   = "application/pdf"
+	TypeDICOM = "application/dicom"
+)
 
 // DICOMFacts are the allow-listed header fields kept from a DICOM file.
 type DICOMFacts struct {
@@ -47,4 +50,41 @@ type Image struct {
 	// Shares are the image's shares that are not revoked, for the uploader
 	// and admins; listings fill them in.
 	Shares []Share
+	// Sealed is set on what a recipient sees of an image before verifying
+	// its share: see Seal.
+	Sealed bool
+}
+
+// HasPixels reports whether the file holds a picture a preview can show.
+func (im Image) HasPixels() bool {
+	return im.ContentType == TypeJPEG || im.ContentType == TypePNG ||
+		(im.DICOM != nil && im.DICOM.Rows > 0 && im.DICOM.Columns > 0)
+}
+
+// Opens reports whether the caller who reached im may see its contents at
+// now: always, unless they reach it through a share not yet verified.
+func (im Image) Opens(now time.Time) bool {
+	return im.ViaShare == nil || im.ViaShare.Opens(now)
+}
+
+// Seal keeps, of an image whose share is not verified yet, only who shared
+// it, when, its content type and the share's expiry: the caption, the
+// patient, the file's name, size and DICOM facts are health information
+// that waits for the second factor (the emailed code).
+func (im Image) Seal() Image {
+	sealed := Image{ID: im.ID, ContentType: im.ContentType, Sealed: true}
+	if sh := im.ViaShare; sh != nil {
+		view := Share{ID: sh.ID, ImageID: sh.ImageID, SharedBy: sh.SharedBy, SharedWith: sh.SharedWith,
+			CreatedAt: sh.CreatedAt, ExpiresAt: sh.ExpiresAt, VerifiedAt: sh.VerifiedAt, VoidedAt: sh.VoidedAt, RevokedAt: sh.RevokedAt}
+		sealed.ViaShare = &view
+	}
+	return sealed
+}
+
+// SealedUnlessOpen is im, sealed when the caller may not see its contents yet.
+func (im Image) SealedUnlessOpen(now time.Time) Image {
+	if im.Opens(now) {
+		return im
+	}
+	return im.Seal()
 }

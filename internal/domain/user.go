@@ -1,6 +1,9 @@
 package domain
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Roles.
 const (
@@ -24,54 +27,60 @@ const (
 	PermMessagesSend     = "messages:send"
 )
 
-// User is a person with an account. Profile fields are empty when unknown.
-type User struct {
-	ID              string
-	Email           string
-	Username        string
-	Role            string
-	Active          bool
-	Verified        bool
-	Firstname       string
-	Lastname        string
-	Phone           string
-	DOB             string // YYYY-MM-DD or empty
-	Gender          string // Male, Female, Other or empty
-	Address         string
-	City            string
-	State           string
-	Country         string
-	Zipcode         string
-	Bio             string
-	TaxID           string
-	LicenseNumber   string
-	InsuranceNumber string
-	BloodGroup      string
-	PrimPhysician   string
-	Specialization  string
-	CreatedAt       time.Time
-}
+// IsRole reports whether s names a role.
+func IsRole(s string) bool { return s == RolePatient || s == RoleProvider || s == RoleAdmin }
 
-// Profile is the part of a user that its owner may change.
+// Profile is the part of a user that its owner may change (product.md §7).
+// Empty means unknown.
 type Profile struct {
 	Firstname       string
 	Lastname        string
 	Phone           string
-	DOB             string
-	Gender          string
+	DOB             string // YYYY-MM-DD
+	Gender          string // Male, Female or Other
 	Address         string
 	City            string
 	State           string
 	Country         string
 	Zipcode         string
 	Bio             string
-	TaxID           string
-	LicenseNumber   string
-	InsuranceNumber string
-	BloodGroup      string
-	PrimPhysician   string
-	Specialization  string
+	TaxID           string // providers only
+	LicenseNumber   string // providers only
+	InsuranceNumber string // providers only
+	Specialization  string // providers only
+	BloodGroup      string // patients only
+	PrimPhysician   string // patients only
 }
+
+// Public is what anyone in the directory may see of a profile: the name,
+// the bio and a provider's professional details; never contact or medical
+// details (api.md "Users").
+func (p Profile) Public() Profile {
+	return Profile{
+		Firstname: p.Firstname, Lastname: p.Lastname, Bio: p.Bio,
+		LicenseNumber: p.LicenseNumber, Specialization: p.Specialization,
+	}
+}
+
+// User is a person with an account.
+type User struct {
+	ID       string
+	Email    string
+	Username string
+	Role     string
+	Active   bool
+	Verified bool
+	Profile
+	CreatedAt time.Time
+}
+
+// Person names someone in a listing.
+type Person struct {
+	ID, Firstname, Lastname string
+}
+
+// PersonOf names u.
+func PersonOf(u User) Person { return Person{ID: u.ID, Firstname: u.Firstname, Lastname: u.Lastname} }
 
 // Principal is the authenticated caller of a request.
 type Principal struct {
@@ -82,21 +91,48 @@ type Principal struct {
 
 // Can reports whether the caller holds the permission.
 func (p *Principal) Can(permission string) bool {
-	if p == nil {
-		return false
-	}
-	for _, have := range p.Permissions {
-		if have == permission {
-			return true
-		}
-	}
-	return false
+	return p != nil && slices.Contains(p.Permissions, permission)
 }
 
-// RequestMeta is what the audit log records about where a request came from.
-type RequestMeta struct {
-	IP        string
-	UserAgent string
+// IsAdmin reports whether the caller is an admin.
+func (p *Principal) IsAdmin() bool { return p != nil && p.User.Role == RoleAdmin }
+
+// Directory says whom a caller may find in the user directory (api.md
+// "Users"): admins everyone, deactivated accounts included; providers active
+// patients and providers; patients active providers and admins. Everyone
+// finds themselves. It is the one statement of that rule: the database
+// query and the check of a single user both read it.
+type Directory struct {
+	CallerID string
+	// Roles are the roles the caller may find; nil means every role.
+	Roles []string
+	// ActiveOnly hides deactivated accounts.
+	ActiveOnly bool
+}
+
+// DirectoryOf is the directory of a caller.
+func DirectoryOf(p *Principal) Directory {
+	d := Directory{CallerID: p.User.ID, ActiveOnly: true}
+	switch p.User.Role {
+	case RoleAdmin:
+		d.ActiveOnly = false
+	case RoleProvider:
+		d.Roles = []string{RolePatient, RoleProvider}
+	default:
+		d.Roles = []string{RoleProvider, RoleAdmin}
+	}
+	return d
+}
+
+// Includes reports whether u is in the directory.
+func (d Directory) Includes(u User) bool {
+	if u.ID == d.CallerID {
+		return true
+	}
+	if d.ActiveOnly && !u.Active {
+		return false
+	}
+	return d.Roles == nil || slices.Contains(d.Roles, u.Role)
 }
 
 // Page asks for one page of a list; Page counts from 1.
@@ -121,18 +157,6 @@ func (p PageOf) TotalPages() int {
 		return 1
 	}
 	return (p.TotalItems + p.Limit - 1) / p.Limit
-}
-
-// AuditEntry is one security-relevant event (S18).
-type AuditEntry struct {
-	ActorID   string // empty for anonymous
-	Action    string
-	Table     string
-	RecordID  string
-	IP        string
-	UserAgent string
-	Success   bool
-	Reason    string
 }
 
 // RoleInfo is a role and the permissions it holds.

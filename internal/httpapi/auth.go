@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -22,47 +23,70 @@ func principal(r *http.Request) *domain.Principal {
 	return p
 }
 
-func meta(r *http.Request) domain.RequestMeta {
-	ua := r.UserAgent()
-	if len(ua) > 512 {
-		ua = ua[:512]
-	}
-	return domain.RequestMeta{IP: ClientIP(r.Context()), UserAgent: ua}
+func withPrincipal(r *http.Request, p *domain.Principal) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), ctxPrincipal{}, p))
 }
 
-var errNoToken = domain.Errorf(domain.EUNAUTHENTICATED, "Unauthenticated.")
+func meta(r *http.Request) domain.RequestMeta {
+	return domain.RequestMeta{IP: ClientIP(r.Context()), UserAgent: cleanHeader(r.UserAgent(), 512)}
+}
+
+// errNoToken is the 401 of a request without a bearer token; its code, like
+// the one of a bad token, tells the app to renew its session (api.md).
+var errNoToken = &domain.Error{Kind: domain.EUNAUTHENTICATED, Message: "Unauthenticated.", Code: "unauthenticated"}
 
 // requireAuth lets a request through only with a valid bearer token of a live
 // session, and puts the caller in the context.
 func (a *api) requireAuth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		header := r.Header.Get("Authorization")
-		token, ok := strings.CutPrefix(header, "Bearer ")
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || strings.TrimSpace(token) == "" {
-			a.fail(w, r, errNoToken)
+			writeError(w, r, errNoToken)
 			return
 		}
-		p, err := a.auth.Authenticate(r.Context(), strings.TrimSpace(token))
+		p, err := a.Sessions.Authenticate(r.Context(), strings.TrimSpace(token))
 		if err != nil {
-			a.fail(w, r, err)
+			writeError(w, r, err)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxPrincipal{}, p)))
+		next.ServeHTTP(w, withPrincipal(r, p))
 	})
 }
 
-// fail writes an error; refusals of a signed-in caller are audited (S18).
-func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if domain.ErrorKind(err) == domain.EFORBIDDEN {
-		if p := principal(r); p != nil {
-			m := meta(r)
-			_ = a.audit.AppendAudit(r.Context(), domain.AuditEntry{
-				ActorID: p.User.ID, Action: "access_denied", Table: "", RecordID: r.Method + " " + r.URL.Path,
-				IP: m.IP, UserAgent: m.UserAgent, Success: false, Reason: domain.ErrorMessage(err),
-			})
+// sameSiteOnly refuses a cookie-authenticated request that the browser says
+// comes from another site. SameSite=Strict already keeps the cookie off such
+// requests; this is the second line of defence (api.md "Auth").
+func (a *api) sameSiteOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		site := r.Header.Get("Sec-Fetch-Site")
+		origin := r.Header.Get("Origin")
+		crossSite := (site != "" && site != "same-origin" && site != "none") ||
+			(origin != "" && origin != a.publicOrigin && origin != requestOrigin(r))
+		if crossSite {
+			writeError(w, r, a.Sessions.RefuseCrossSite(r.Context(), meta(r), cleanHeader(origin+" "+site, 200)))
+			return
 		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requestOrigin is the origin the request was sent to, as a browser on the
+// same page would write it in Origin.
+func requestOrigin(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
 	}
-	writeError(w, r, err)
+	return scheme + "://" + r.Host
+}
+
+// originOf is the origin (scheme://host[:port]) of a URL, or "" if none.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 func (a *api) mountAuth(r chi.Router) {
@@ -70,7 +94,7 @@ func (a *api) mountAuth(r chi.Router) {
 	r.Post("/auth/confirm", a.confirm)
 	r.Post("/auth/resend-confirmation", a.resendConfirmation)
 	r.Post("/auth/login", a.login)
-	r.Post("/auth/refresh", a.refresh)
+	r.With(a.sameSiteOnly).Post("/auth/refresh", a.refresh)
 	r.Post("/auth/forgot-password", a.forgotPassword)
 	r.Post("/auth/reset-password", a.resetPassword)
 	r.With(a.requireAuth).Post("/auth/logout", a.logout)
@@ -84,20 +108,20 @@ type registerRequest struct {
 	Username string `json:"username"`
 	Password string `json:"password"`
 	Role     string `json:"role"`
-	profileRequest
+	profileJSON
 }
 
 func (a *api) register(w http.ResponseWriter, r *http.Request) {
 	var in registerRequest
 	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
-	email, err := a.auth.Register(r.Context(), service.Registration{
-		Email: in.Email, Username: in.Username, Password: in.Password, Role: in.Role, Profile: in.profileInput(),
+	email, err := a.Registration.Register(r.Context(), service.Registration{
+		Email: in.Email, Username: in.Username, Password: in.Password, Role: in.Role, Profile: in.over(domain.Profile{}),
 	}, meta(r))
 	if err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusCreated, "Registration successful!", map[string]string{"email": email})
@@ -109,26 +133,29 @@ func (a *api) confirm(w http.ResponseWriter, r *http.Request) {
 		Code  string `json:"code"`
 	}
 	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
-	if err := a.auth.Confirm(r.Context(), in.Email, in.Code, meta(r)); err != nil {
-		a.fail(w, r, err)
+	if err := a.Registration.Confirm(r.Context(), in.Email, in.Code, meta(r)); err != nil {
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusOK, "Account verified successfully!", nil)
 }
 
+// emailRequest is the body of the two code requests.
+type emailRequest struct {
+	Email string `json:"email"`
+}
+
 func (a *api) resendConfirmation(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Email string `json:"email"`
-	}
+	var in emailRequest
 	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
-	if err := a.auth.ResendConfirmation(r.Context(), in.Email, meta(r)); err != nil {
-		a.fail(w, r, err)
+	if err := a.Registration.ResendConfirmation(r.Context(), in.Email, meta(r)); err != nil {
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusOK, "If an unconfirmed account uses this email, a new code is on its way.", nil)
@@ -145,17 +172,12 @@ func (a *api) login(w http.ResponseWriter, r *http.Request) {
 		Password string `json:"password"`
 	}
 	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
-	if strings.TrimSpace(in.Email) == "" || in.Password == "" {
-		a.fail(w, r, domain.ValidationError("Please enter your email and password.",
-			domain.FieldError{Field: "email", Message: "is required"}, domain.FieldError{Field: "password", Message: "is required"}))
-		return
-	}
-	sess, err := a.auth.Login(r.Context(), in.Email, in.Password, meta(r))
+	sess, err := a.Sessions.Login(r.Context(), in.Email, in.Password, meta(r))
 	if err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	a.setRefreshCookie(w, sess.RefreshToken, sess.RefreshExpires)
@@ -167,10 +189,10 @@ func (a *api) refresh(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(refreshCookie); err == nil {
 		token = c.Value
 	}
-	sess, err := a.auth.Refresh(r.Context(), token, meta(r))
+	sess, err := a.Sessions.Refresh(r.Context(), token, meta(r))
 	if err != nil {
 		a.clearRefreshCookie(w)
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	a.setRefreshCookie(w, sess.RefreshToken, sess.RefreshExpires)
@@ -178,8 +200,8 @@ func (a *api) refresh(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) logout(w http.ResponseWriter, r *http.Request) {
-	if err := a.auth.Logout(r.Context(), principal(r), meta(r)); err != nil {
-		a.fail(w, r, err)
+	if err := a.Sessions.Logout(r.Context(), principal(r), meta(r)); err != nil {
+		writeError(w, r, err)
 		return
 	}
 	a.clearRefreshCookie(w)
@@ -187,38 +209,40 @@ func (a *api) logout(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) forgotPassword(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Email string `json:"email"`
-	}
+	var in emailRequest
 	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
-	if err := a.auth.ForgotPassword(r.Context(), in.Email, meta(r)); err != nil {
-		a.fail(w, r, err)
+	if err := a.Passwords.ForgotPassword(r.Context(), in.Email, meta(r)); err != nil {
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusOK, "Reset code sent successfully!", nil)
 }
 
+// resetRequest is either form of the password reset: email, otp and
+// newPassword, or the link's token and password.
+type resetRequest struct {
+	Email       string `json:"email"`
+	OTP         string `json:"otp"`
+	NewPassword string `json:"newPassword"`
+	Token       string `json:"token"`
+	Password    string `json:"password"`
+}
+
 func (a *api) resetPassword(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Email       string `json:"email"`
-		OTP         string `json:"otp"`
-		NewPassword string `json:"newPassword"`
-		Token       string `json:"token"`
-		Password    string `json:"password"`
-	}
+	var in resetRequest
 	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	reset := service.PasswordReset{Email: in.Email, Code: in.OTP, NewPassword: in.NewPassword, Token: in.Token}
 	if in.Token != "" {
 		reset.NewPassword = in.Password
 	}
-	if err := a.auth.ResetPassword(r.Context(), reset, meta(r)); err != nil {
-		a.fail(w, r, err)
+	if err := a.Passwords.ResetPassword(r.Context(), reset, meta(r)); err != nil {
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusOK, "Password reset successfully!", nil)
@@ -230,11 +254,11 @@ func (a *api) changePassword(w http.ResponseWriter, r *http.Request) {
 		NewPassword     string `json:"newPassword"`
 	}
 	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
-	if err := a.auth.ChangePassword(r.Context(), principal(r), in.CurrentPassword, in.NewPassword, meta(r)); err != nil {
-		a.fail(w, r, err)
+	if err := a.Passwords.ChangePassword(r.Context(), principal(r), in.CurrentPassword, in.NewPassword, meta(r)); err != nil {
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusOK, "Password changed successfully!", nil)

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -18,36 +20,41 @@ import (
 	"github.com/medishare/medishare/internal/service"
 )
 
-// An upload is the file plus a little form overhead (api.md).
-const maxUploadBody = domain.MaxUploadBytes + 64<<10
-
-// contentPolicy sandboxes whatever a stored file holds (S16).
-const contentPolicy = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox"
-
 type personJSON struct {
 	ID        string `json:"id"`
 	Firstname string `json:"firstname"`
 	Lastname  string `json:"lastname"`
 }
 
+// personOrNull writes a person, or null for nobody.
+func personOrNull(p domain.Person) *personJSON {
+	if p.ID == "" {
+		return nil
+	}
+	out := personJSON(p)
+	return &out
+}
+
 // imageJSON is the image object of api.md, with the image's shares for its
-// uploader and admins.
+// uploader and admins. What a sealed image (a share not verified yet) does
+// not show is null.
 type imageJSON struct {
 	ID               string             `json:"id"`
-	Caption          string             `json:"caption"`
+	Caption          *string            `json:"caption"`
 	ContentType      string             `json:"contentType"`
-	FileName         string             `json:"fileName"`
-	Size             int64              `json:"size"`
-	CreatedAt        time.Time          `json:"createdAt"`
+	FileName         *string            `json:"fileName"`
+	Size             *int64             `json:"size"`
+	CreatedAt        *time.Time         `json:"createdAt"`
 	ImageURL         *string            `json:"image_url"`
 	PreviewURL       *string            `json:"preview_url"`
 	IsShared         bool               `json:"isShared"`
 	IsVerified       bool               `json:"isVerified"`
 	SharingRequestID *string            `json:"sharingRequestId"`
+	SharedAt         *time.Time         `json:"sharedAt"`
 	ExpiresAt        *time.Time         `json:"expiresAt"`
 	SharedBy         *personJSON        `json:"sharedBy"`
-	UploadedBy       personJSON         `json:"uploadedBy"`
-	Patient          personJSON         `json:"patient"`
+	UploadedBy       *personJSON        `json:"uploadedBy"`
+	Patient          *personJSON        `json:"patient"`
 	DICOM            *domain.DICOMFacts `json:"dicom"`
 	Shares           []imageShareJSON   `json:"shares"`
 }
@@ -63,11 +70,12 @@ type imageShareJSON struct {
 }
 
 func (a *api) toImageJSON(p *domain.Principal, im domain.Image) imageJSON {
-	now := a.images.Now()
-	out := imageJSON{
-		ID: im.ID, Caption: im.Caption, ContentType: im.ContentType, FileName: im.FileName, Size: im.Size,
-		CreatedAt: im.CreatedAt.UTC(), IsVerified: true, DICOM: im.DICOM,
-		UploadedBy: personJSON(im.UploadedBy), Patient: personJSON(im.Patient), Shares: []imageShareJSON{},
+	now := a.Now()
+	out := imageJSON{ID: im.ID, ContentType: im.ContentType, IsVerified: true, Shares: []imageShareJSON{}}
+	if !im.Sealed {
+		created := im.CreatedAt.UTC()
+		out.Caption, out.FileName, out.Size, out.CreatedAt = &im.Caption, &im.FileName, &im.Size, &created
+		out.UploadedBy, out.Patient, out.DICOM = personOrNull(im.UploadedBy), personOrNull(im.Patient), im.DICOM
 	}
 	for _, sh := range im.Shares {
 		status := sh.Status(now)
@@ -76,22 +84,30 @@ func (a *api) toImageJSON(p *domain.Principal, im domain.Image) imageJSON {
 		out.IsShared = out.IsShared || status == domain.SharePending || status == domain.ShareVerified
 	}
 	if sh := im.ViaShare; sh != nil {
-		by := personJSON(sh.SharedBy)
-		expires := sh.ExpiresAt.UTC()
-		out.IsShared, out.IsVerified, out.SharingRequestID, out.ExpiresAt, out.SharedBy = true, sh.VerifiedAt != nil, &sh.ID, &expires, &by
+		shared, expires := sh.CreatedAt.UTC(), sh.ExpiresAt.UTC()
+		out.IsShared, out.IsVerified, out.SharingRequestID = true, sh.VerifiedAt != nil, &sh.ID
+		out.SharedAt, out.ExpiresAt, out.SharedBy = &shared, &expires, personOrNull(sh.SharedBy)
 	}
-	if !a.images.Opens(im) {
+	if im.Sealed || !im.Opens(now) {
 		return out // image_url and preview_url stay null until the share is verified
 	}
-	content := a.images.SignedURL(p, im.ID, "content")
-	out.ImageURL = &content
-	hasPixels := im.ContentType == "image/jpeg" || im.ContentType == "image/png" ||
-		(im.DICOM != nil && im.DICOM.Rows > 0 && im.DICOM.Columns > 0)
-	if hasPixels {
-		preview := a.images.SignedURL(p, im.ID, "preview")
-		out.PreviewURL = &preview
+	out.ImageURL = a.signedLink(p, im.ID, service.LinkContent)
+	if im.HasPixels() {
+		out.PreviewURL = a.signedLink(p, im.ID, service.LinkPreview)
 	}
 	return out
+}
+
+// signedLink is the URL of an image's content or preview that works for a
+// few minutes, for this caller's session only (S10).
+func (a *api) signedLink(p *domain.Principal, imageID, kind string) *string {
+	g := a.Links.Sign(p, imageID, kind)
+	q := url.Values{}
+	q.Set("s", g.SessionID)
+	q.Set("exp", strconv.FormatInt(g.Expires, 10))
+	q.Set("sig", g.Signature)
+	link := "/api/upload/image/" + url.PathEscape(imageID) + "/" + kind + "?" + q.Encode()
+	return &link
 }
 
 func (a *api) mountImages(r chi.Router) {
@@ -103,15 +119,16 @@ func (a *api) mountImages(r chi.Router) {
 	r.Delete("/upload/image/{id}", a.deleteImage)
 }
 
-// mountImageContent serves contents to a bearer token or a signed URL.
+// mountImageContent serves contents to a bearer token or a signed link.
 func (a *api) mountImageContent(r chi.Router) {
-	r.With(a.bearerOrSignedURL("content")).Get("/upload/image/{id}/content", a.imageContent)
-	r.With(a.bearerOrSignedURL("preview")).Get("/upload/image/{id}/preview", a.imagePreview)
+	r.With(a.bearerOrSignedLink(service.LinkContent)).Get("/upload/image/{id}/content", a.imageContent)
+	r.With(a.bearerOrSignedLink(service.LinkPreview)).Get("/upload/image/{id}/preview", a.imagePreview)
 }
 
-// bearerOrSignedURL lets <img> and <iframe> fetch contents with a short-lived
-// signed URL instead of a bearer token, which never goes into a URL (S10).
-func (a *api) bearerOrSignedURL(kind string) func(http.Handler) http.Handler {
+// bearerOrSignedLink lets <img> and <iframe> fetch contents with a
+// short-lived signed link instead of a bearer token, which never goes into
+// a URL (S10).
+func (a *api) bearerOrSignedLink(kind string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		bearer := a.requireAuth(next)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -120,20 +137,31 @@ func (a *api) bearerOrSignedURL(kind string) func(http.Handler) http.Handler {
 				bearer.ServeHTTP(w, r)
 				return
 			}
-			sessionID, err := a.images.CheckSignedURL(q.Get("s"), chi.URLParam(r, "id"), kind, q.Get("exp"), q.Get("sig"))
+			exp, _ := strconv.ParseInt(q.Get("exp"), 10, 64)
+			grant := service.Grant{SessionID: q.Get("s"), Expires: exp, Signature: q.Get("sig")}
+			p, err := a.Sessions.AuthenticateLink(r.Context(), grant, chi.URLParam(r, "id"), kind)
 			if err != nil {
-				a.fail(w, r, err)
+				writeError(w, r, err)
 				return
 			}
-			p, err := a.auth.SessionPrincipal(r.Context(), sessionID)
-			if err != nil {
-				a.fail(w, r, err)
-				return
-			}
-			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxPrincipal{}, p)))
+			next.ServeHTTP(w, withPrincipal(r, p))
 		})
 	}
 }
+
+// An upload is the file plus a little form overhead (api.md).
+const maxUploadBody = domain.MaxUploadBytes + 64<<10
+
+// maxUploadField bounds a text field of the upload form.
+const maxUploadField = 4 << 10
+
+// contentPolicy sandboxes whatever a stored file holds (S16).
+const contentPolicy = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox"
+
+var (
+	errFileTooLarge = domain.Errorf(domain.ETOOLARGE, "File size exceeds 10MB limit.")
+	errBadUpload    = domain.Errorf(domain.EINVALID, "The upload could not be read.")
+)
 
 // fileLimit refuses a file part over the upload limit (S11), and reports the
 // body limit's error in the product's words too.
@@ -141,8 +169,6 @@ type fileLimit struct {
 	r    io.Reader
 	left int64
 }
-
-var errFileTooLarge = domain.Errorf(domain.ETOOLARGE, "File size exceeds 10MB limit.")
 
 func (f *fileLimit) Read(b []byte) (int, error) {
 	if f.left < 0 {
@@ -162,6 +188,66 @@ func (f *fileLimit) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// multipartUpload hands the parts of a multipart/form-data body to the
+// service one by one: text fields read and checked, the file as a stream.
+// The body is opened at the first part, after the service has checked that
+// the caller may upload at all.
+type multipartUpload struct {
+	w    http.ResponseWriter
+	r    *http.Request
+	mr   *multipart.Reader
+	part *multipart.Part
+}
+
+func (u *multipartUpload) open() error {
+	if u.r.ContentLength > maxUploadBody {
+		return errFileTooLarge
+	}
+	// multipart reads 4 KiB at a time; a larger buffer underneath turns
+	// those into a few large socket reads.
+	body := u.r.Body
+	u.r.Body = http.MaxBytesReader(u.w, bufferedBody{bufio.NewReaderSize(body, 64<<10), body}, maxUploadBody)
+	mr, err := u.r.MultipartReader()
+	if err != nil {
+		return domain.Errorf(domain.EINVALID, "Please send the upload as multipart/form-data.")
+	}
+	u.mr = mr
+	return nil
+}
+
+func (u *multipartUpload) Next() (service.UploadPart, error) {
+	if u.mr == nil {
+		if err := u.open(); err != nil {
+			return service.UploadPart{}, err
+		}
+	}
+	if u.part != nil {
+		u.part.Close()
+	}
+	part, err := u.mr.NextPart()
+	u.part = part
+	switch {
+	case errors.Is(err, io.EOF):
+		return service.UploadPart{}, io.EOF
+	case errors.As(err, new(*http.MaxBytesError)):
+		return service.UploadPart{}, errFileTooLarge
+	case err != nil:
+		return service.UploadPart{}, errBadUpload
+	}
+	name := part.FormName()
+	if name == "file" {
+		return service.UploadPart{Name: name, FileName: part.FileName(), File: &fileLimit{r: part, left: domain.MaxUploadBytes}}, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(part, maxUploadField))
+	if err != nil {
+		return service.UploadPart{}, errBadUpload
+	}
+	if err := checkText(name, string(b)); err != nil {
+		return service.UploadPart{}, err
+	}
+	return service.UploadPart{Name: name, Value: string(b)}, nil
+}
+
 type bufferedBody struct {
 	*bufio.Reader
 	io.Closer
@@ -171,149 +257,80 @@ type bufferedBody struct {
 // cleaning and encryption into the store, never whole into memory (S11).
 func (a *api) uploadImage(w http.ResponseWriter, r *http.Request) {
 	p := principal(r)
-	if err := service.CheckCanUpload(p); err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	if r.ContentLength > maxUploadBody {
-		a.fail(w, r, errFileTooLarge)
-		return
-	}
-	// multipart reads 4 KiB at a time; a larger buffer underneath turns
-	// those into a few large socket reads.
-	r.Body = http.MaxBytesReader(w, bufferedBody{bufio.NewReaderSize(r.Body, 64<<10), r.Body}, maxUploadBody)
-	mr, err := r.MultipartReader()
+	im, err := a.Images.Upload(r.Context(), p, &multipartUpload{w: w, r: r}, meta(r))
 	if err != nil {
-		a.fail(w, r, domain.Errorf(domain.EINVALID, "Please send the upload as multipart/form-data."))
-		return
-	}
-	var caption, patientID string
-	var received *service.Received
-	discard := func() { a.images.Discard(received) }
-	for {
-		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			discard()
-			if errors.As(err, new(*http.MaxBytesError)) {
-				a.fail(w, r, errFileTooLarge)
-				return
-			}
-			a.fail(w, r, domain.Errorf(domain.EINVALID, "The upload could not be read."))
-			return
-		}
-		switch part.FormName() {
-		case "caption", "patientId":
-			b, err := io.ReadAll(io.LimitReader(part, 4<<10))
-			if err != nil {
-				discard()
-				a.fail(w, r, domain.Errorf(domain.EINVALID, "The upload could not be read."))
-				return
-			}
-			if part.FormName() == "caption" {
-				caption = string(b)
-			} else {
-				patientID = strings.TrimSpace(string(b))
-			}
-		case "file":
-			if received != nil {
-				discard()
-				a.fail(w, r, domain.ValidationError("Please upload one file at a time.", domain.FieldError{Field: "file", Message: "only one file per upload"}))
-				return
-			}
-			if caption != "" && patientID != "" { // fail fast before reading the file
-				if _, _, err := a.images.CheckUploadFields(r.Context(), caption, patientID); err != nil {
-					a.fail(w, r, err)
-					return
-				}
-			}
-			received, err = a.images.Receive(r.Context(), p, part.FileName(), &fileLimit{r: part, left: domain.MaxUploadBytes})
-			if err != nil {
-				a.fail(w, r, err)
-				return
-			}
-		}
-		part.Close()
-	}
-	if received == nil {
-		a.fail(w, r, domain.ValidationError("Please select a file to upload.", domain.FieldError{Field: "file", Message: "Please select a file to upload."}))
-		return
-	}
-	im, err := a.images.Commit(r.Context(), p, received, caption, patientID, meta(r))
-	if err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusCreated, "Image uploaded successfully!", a.toImageJSON(p, im))
 }
 
-func (a *api) writeImages(w http.ResponseWriter, r *http.Request, list func(p *domain.Principal, page domain.Page) ([]domain.Image, domain.PageOf, error)) {
-	page, err := pageParams(r)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
+// writeImages writes one page of images from list.
+func (a *api) writeImages(w http.ResponseWriter, r *http.Request, list func(context.Context, *domain.Principal, domain.Page, domain.RequestMeta) ([]domain.Image, domain.PageOf, error)) {
 	p := principal(r)
-	images, pageOf, err := list(p, page)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	out := make([]imageJSON, len(images))
-	for i, im := range images {
-		out[i] = a.toImageJSON(p, im)
-	}
-	writeJSON(w, http.StatusOK, envelope{Data: out, Pagination: paginationOf(pageOf)})
+	writePage(w, r, func(page domain.Page) ([]domain.Image, domain.PageOf, error) {
+		return list(r.Context(), p, page, meta(r))
+	}, func(im domain.Image) imageJSON { return a.toImageJSON(p, im) })
 }
 
 func (a *api) listMyImages(w http.ResponseWriter, r *http.Request) {
-	a.writeImages(w, r, func(p *domain.Principal, page domain.Page) ([]domain.Image, domain.PageOf, error) {
-		return a.images.ListUploaded(r.Context(), p, page)
-	})
+	a.writeImages(w, r, a.Images.ListUploaded)
 }
 
 func (a *api) listAllImages(w http.ResponseWriter, r *http.Request) {
-	a.writeImages(w, r, func(p *domain.Principal, page domain.Page) ([]domain.Image, domain.PageOf, error) {
-		return a.images.ListAll(r.Context(), p, page)
-	})
+	a.writeImages(w, r, a.Images.ListAll)
 }
 
 // listSharedImages lists images shared with the caller through open, unexpired shares.
 func (a *api) listSharedImages(w http.ResponseWriter, r *http.Request) {
-	a.writeImages(w, r, func(p *domain.Principal, page domain.Page) ([]domain.Image, domain.PageOf, error) {
-		return a.images.ListShared(r.Context(), p, page)
-	})
+	a.writeImages(w, r, a.Images.ListShared)
 }
 
 func (a *api) getImage(w http.ResponseWriter, r *http.Request) {
 	p := principal(r)
-	im, err := a.images.Get(r.Context(), p, chi.URLParam(r, "id"), meta(r))
+	im, err := a.Images.Get(r.Context(), p, chi.URLParam(r, "id"), meta(r))
 	if err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusOK, "", a.toImageJSON(p, im))
 }
 
 func (a *api) deleteImage(w http.ResponseWriter, r *http.Request) {
-	if err := a.images.Delete(r.Context(), principal(r), chi.URLParam(r, "id"), meta(r)); err != nil {
-		a.fail(w, r, err)
+	if err := a.Images.Delete(r.Context(), principal(r), chi.URLParam(r, "id"), meta(r)); err != nil {
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusOK, "Image deleted successfully.", nil)
 }
 
 // imageContent streams the original bytes, decrypted on the fly, honouring
-// a single Range (S16).
+// a single Range by decrypting only the chunks it covers (S16).
 func (a *api) imageContent(w http.ResponseWriter, r *http.Request) {
-	c, err := a.images.Open(r.Context(), principal(r), chi.URLParam(r, "id"), "view", meta(r))
+	c, err := a.Images.Contents(r.Context(), principal(r), chi.URLParam(r, "id"), domain.ActionView, meta(r))
 	if err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
-	defer c.Close()
+	size := c.Image.Size
+	start, length, ok := parseRange(r.Header.Get("Range"), size)
+	if !ok {
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", size))
+		w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
+		return
+	}
+	partial := length != size
+	var body io.ReadCloser
+	if partial {
+		body, err = c.OpenRange(r.Context(), start, length)
+	} else {
+		body, err = c.Open(r.Context())
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	defer body.Close()
 	h := w.Header()
 	h.Set("Content-Type", c.Image.ContentType)
 	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": c.Image.FileName}))
@@ -321,37 +338,18 @@ func (a *api) imageContent(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", contentPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Accept-Ranges", "bytes")
-
-	// Open has checked every chunk and the SHA-256 already, so a damaged
-	// file has failed cleanly before this point.
-	start, length, ok := parseRange(r.Header.Get("Range"), c.Image.Size)
-	if !ok {
-		h.Set("Content-Range", fmt.Sprintf("bytes */%d", c.Image.Size))
-		w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
-		return
-	}
+	h.Set("Content-Length", strconv.FormatInt(length, 10))
 	status := http.StatusOK
-	if length != c.Image.Size {
-		// Contents are decrypted from the start; skipping is cheap at 10 MiB and keeps memory flat.
-		if _, err := io.CopyN(io.Discard, c, start); err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+length-1, c.Image.Size))
+	if partial {
+		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+length-1, size))
 		status = http.StatusPartialContent
 	}
-	h.Set("Content-Length", strconv.FormatInt(length, 10))
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
 		return
 	}
-	var sent int64
-	if status == http.StatusOK {
-		sent, err = io.Copy(w, c.Reader) // the decrypting reader writes its chunks straight out
-	} else {
-		sent, err = io.CopyN(w, c, length)
-	}
-	if err != nil || sent != length {
+	// The decrypting reader writes its chunks straight out.
+	if sent, err := io.Copy(w, body); err != nil || sent != length {
 		// The status is sent; a broken stream must not look complete, so abort the connection.
 		panic(http.ErrAbortHandler)
 	}
@@ -394,8 +392,8 @@ func (a *api) imagePreview(w http.ResponseWriter, r *http.Request) {
 	// Rendered into a buffer of bounded size (a PNG of at most 1024 px a side)
 	// so that a failed rendering can still answer with a clean error.
 	pw := &previewWriter{}
-	if err := a.images.Preview(r.Context(), principal(r), chi.URLParam(r, "id"), pw, meta(r)); err != nil {
-		a.fail(w, r, err)
+	if err := a.Images.Preview(r.Context(), principal(r), chi.URLParam(r, "id"), pw, meta(r)); err != nil {
+		writeError(w, r, err)
 		return
 	}
 	h := w.Header()

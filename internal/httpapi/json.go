@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
-	"mime"
 	"net/http"
-	"strings"
 
 	"github.com/medishare/medishare/internal/domain"
 )
@@ -83,46 +80,4 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		slog.Log(r.Context(), level, "request failed", "request_id", body.RequestID, "kind", kind, "err", err)
 	}
 	writeJSON(w, status, body)
-}
-
-// readJSON decodes a JSON body of at most limit bytes into dst.
-// Errors: EUNSUPPORTED (not JSON), ETOOLARGE, EINVALID (malformed).
-func readJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return domain.Errorf(domain.EUNSUPPORTED, "Please send JSON (Content-Type: application/json).")
-		}
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, limit)
-	dec := json.NewDecoder(r.Body)
-	if err := dec.Decode(dst); err != nil {
-		var tooLarge *http.MaxBytesError
-		var syntaxErr *json.SyntaxError
-		var typeErr *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &tooLarge):
-			return domain.Errorf(domain.ETOOLARGE, "The request is too large.")
-		case errors.Is(err, io.EOF):
-			return domain.Errorf(domain.EINVALID, "The request body is empty.")
-		case errors.As(err, &typeErr) && typeErr.Field != "":
-			// Embedded structs prefix the field with their type name; keep the JSON name.
-			field := typeErr.Field[strings.LastIndexByte(typeErr.Field, '.')+1:]
-			return domain.ValidationError("Please check the highlighted fields.",
-				domain.FieldError{Field: field, Message: "has the wrong type"})
-		case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
-			return domain.Errorf(domain.EINVALID, "The request body is not valid JSON.")
-		default:
-			return domain.Wrap(domain.EINVALID, err, "The request body is not valid JSON.")
-		}
-	}
-	// One JSON value only: trailing data is a client bug worth reporting.
-	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return domain.Errorf(domain.ETOOLARGE, "The request is too large.")
-		}
-		return domain.Errorf(domain.EINVALID, "The request body must hold a single JSON value.")
-	}
-	return nil
 }

@@ -21,23 +21,19 @@ type Deps struct {
 	TrustedProxies []netip.Prefix
 	HSTS           bool // the public address is https
 	Readiness      *Readiness
-	WebApp         fs.FS // the built SPA (web/dist)
-	SecureCookies  bool  // the public address is https
-	Auth           *service.AuthService
-	Users          *service.UserService
-	Images         *service.ImageService
-	Sharing        *service.SharingService
-	Audit          service.AuditWriter
+	WebApp         fs.FS  // the built SPA (web/dist)
+	SecureCookies  bool   // the public address is https
+	PublicURL      string // where people reach the app; its origin may use the refresh cookie
+	// Services are the use cases; without them (the router's own tests) only
+	// the health checks, the app and the API's fallbacks answer.
+	Services *service.Services
 }
 
 // api holds the services the handlers call.
 type api struct {
-	auth          *service.AuthService
-	users         *service.UserService
-	images        *service.ImageService
-	sharing       *service.SharingService
-	audit         service.AuditWriter
+	*service.Services
 	secureCookies bool
+	publicOrigin  string
 }
 
 // NewRouter builds the whole HTTP handler.
@@ -53,10 +49,10 @@ func NewRouter(d Deps) http.Handler {
 	r.Get("/healthz", d.Readiness.healthz)
 	r.Get("/readyz", d.Readiness.readyz)
 
-	a := &api{auth: d.Auth, users: d.Users, images: d.Images, sharing: d.Sharing, audit: d.Audit, secureCookies: d.SecureCookies}
 	r.Route("/api", func(r chi.Router) {
-		// Without services (the router's own tests) only the fallbacks below answer.
-		if d.Auth != nil {
+		r.Use(withCleanQuery)
+		if d.Services != nil {
+			a := &api{Services: d.Services, secureCookies: d.SecureCookies, publicOrigin: originOf(d.PublicURL)}
 			a.mountAuth(r)
 			a.mountImageContent(r)
 			r.Group(func(r chi.Router) {

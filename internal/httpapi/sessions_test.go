@@ -77,7 +77,7 @@ func TestForgedTokensAreRefused(t *testing.T) {
 		})
 	}
 	c := app.Client()
-	if r := c.Do(t, "GET", "/api/users/profile", nil); r.Status != 401 || r.Raw != "{\"message\":\"Unauthenticated.\"}\n" {
+	if r := c.Do(t, "GET", "/api/users/profile", nil); r.Status != 401 || r.Raw != "{\"message\":\"Unauthenticated.\",\"error\":\"unauthenticated\"}\n" {
 		t.Fatalf("no token: %d %q", r.Status, r.Raw)
 	}
 	if r := p.Do(t, "GET", "/api/users/profile", nil); r.Status != 200 {
@@ -219,8 +219,8 @@ func TestResetCodeExpires(t *testing.T) {
 	p := app.SignUp(t, domain.RolePatient)
 	app.Clock.Shift(-16 * time.Minute) // the code is issued 16 minutes ago
 	p.Do(t, "POST", "/api/auth/forgot-password", map[string]string{"email": p.Email})
-	app.Clock.Shift(16 * time.Minute)
 	code := app.Mailbox.Code(t, p.Email, "Your MediShare password reset code", `reset code is (\d{6})`)
+	app.Clock.Shift(16 * time.Minute)
 	if r := p.Do(t, "POST", "/api/auth/reset-password", map[string]string{"email": p.Email, "otp": code, "newPassword": "Velvet-Canyon-3390-Reed"}); r.Status != 400 {
 		t.Fatalf("expired code: %d %s", r.Status, r.Raw)
 	}

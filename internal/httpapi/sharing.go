@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -58,25 +57,14 @@ type shareRequest struct {
 func (a *api) shareImage(w http.ResponseWriter, r *http.Request) {
 	var in shareRequest
 	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
-	var missing []domain.FieldError
-	if strings.TrimSpace(in.ImageID) == "" {
-		missing = append(missing, domain.FieldError{Field: "imagemetadataId", Message: "Please choose an image to share."})
-	}
-	if strings.TrimSpace(in.RecipientID) == "" {
-		missing = append(missing, domain.FieldError{Field: "createdfor", Message: "Please choose a user to share with."})
-	}
-	if len(missing) > 0 {
-		a.fail(w, r, domain.ValidationError(missing[0].Message, missing...))
-		return
-	}
-	sh, err := a.sharing.Share(r.Context(), principal(r), service.ShareRequest{
-		ImageID: strings.TrimSpace(in.ImageID), RecipientID: strings.TrimSpace(in.RecipientID), ExpiresInHours: in.ExpiresInHours,
+	sh, err := a.Sharing.Share(r.Context(), principal(r), service.ShareRequest{
+		ImageID: in.ImageID, RecipientID: in.RecipientID, ExpiresInHours: in.ExpiresInHours,
 	}, meta(r))
 	if err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusCreated, "Image shared successfully.", map[string]any{"id": sh.ID, "expiresAt": sh.ExpiresAt.UTC()})
@@ -90,44 +78,27 @@ type verifyShareRequest struct {
 func (a *api) verifyShare(w http.ResponseWriter, r *http.Request) {
 	var in verifyShareRequest
 	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
-	if strings.TrimSpace(in.ShareID) == "" {
-		msg := "Please enter the image sharing id."
-		a.fail(w, r, domain.ValidationError(msg, domain.FieldError{Field: "sharingRequestId", Message: msg}))
-		return
-	}
-	if err := a.sharing.Verify(r.Context(), principal(r), in.ShareID, in.Code, meta(r)); err != nil {
-		a.fail(w, r, err)
+	if err := a.Sharing.Verify(r.Context(), principal(r), in.ShareID, in.Code, meta(r)); err != nil {
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusOK, "Image verified successfully.", nil)
 }
 
 func (a *api) revokeShare(w http.ResponseWriter, r *http.Request) {
-	if err := a.sharing.Revoke(r.Context(), principal(r), chi.URLParam(r, "id"), meta(r)); err != nil {
-		a.fail(w, r, err)
+	if err := a.Sharing.Revoke(r.Context(), principal(r), chi.URLParam(r, "id"), meta(r)); err != nil {
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusOK, "Share revoked.", nil)
 }
 
 func (a *api) listSentShares(w http.ResponseWriter, r *http.Request) {
-	page, err := pageParams(r)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	shares, pageOf, err := a.sharing.Sent(r.Context(), principal(r), page)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	now := a.sharing.Now()
-	out := make([]shareJSON, len(shares))
-	for i, sh := range shares {
-		out[i] = toShareJSON(sh, now)
-	}
-	writeJSON(w, http.StatusOK, envelope{Data: out, Pagination: paginationOf(pageOf)})
+	now := a.Now()
+	writePage(w, r, func(page domain.Page) ([]domain.Share, domain.PageOf, error) {
+		return a.Sharing.Sent(r.Context(), principal(r), page, meta(r))
+	}, func(sh domain.Share) shareJSON { return toShareJSON(sh, now) })
 }

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -96,12 +97,16 @@ func TestShareVerifyViewRevoke(t *testing.T) {
 	start := app.Clock.Now()
 	shareID, code := share(t, app, provider, patient, imageID, nil)
 
-	// The mail names the sharer, the caption, the id, the code and the expiry.
+	// The mail names the sharer, the id, the code and the expiry; never the
+	// caption, which is health information that waits for the code.
 	mail := app.Mailbox.Wait(t, patient.Email, shareID).Data
-	for _, want := range []string{shareSubject, "Test " + lastname(t, provider), `"Scan knee.jpg"`, "Sharing id: " + shareID, "Code: " + code, "UTC"} {
+	for _, want := range []string{shareSubject, "Test " + lastname(t, provider), "Sharing id: " + shareID, "Code: " + code, "UTC"} {
 		if !strings.Contains(mail, want) {
 			t.Errorf("share mail lacks %q:\n%s", want, mail)
 		}
+	}
+	if strings.Contains(mail, "Scan knee") {
+		t.Errorf("share mail holds the caption:\n%s", mail)
 	}
 
 	// Before verification: listed, not viewable.
@@ -116,11 +121,27 @@ func TestShareVerifyViewRevoke(t *testing.T) {
 		expires.Sub(start) < 24*time.Hour-time.Minute || expires.Sub(start) > 24*time.Hour+time.Minute {
 		t.Fatalf("unverified shared image: %v", got)
 	}
+	// Before the code, only who shared it, when, the type and the expiry:
+	// nothing about the patient or the file.
+	single := patient.Do(t, "GET", "/api/upload/image/"+imageID, nil)
+	if single.Status != 200 {
+		t.Fatalf("image before verification: %d %s", single.Status, single.Raw)
+	}
+	for name, item := range map[string]map[string]any{"list": got, "image": single.Data()} {
+		for _, hidden := range []string{"caption", "fileName", "size", "createdAt", "patient", "uploadedBy", "dicom", "image_url", "preview_url"} {
+			if v, present := item[hidden]; !present || v != nil {
+				t.Errorf("%s before verification: %s = %v, want null", name, hidden, v)
+			}
+		}
+		if item["contentType"] != "image/jpeg" || item["sharedAt"] == nil || item["expiresAt"] == nil || item["sharedBy"] == nil {
+			t.Errorf("%s before verification lacks what may be shown: %v", name, item)
+		}
+		if raw, _ := json.Marshal(item); strings.Contains(string(raw), "Scan knee") || strings.Contains(string(raw), lastname(t, patient)) {
+			t.Errorf("%s before verification shows the caption or the patient: %s", name, raw)
+		}
+	}
 	if s := contentStatus(t, patient, imageID); s != http.StatusForbidden {
 		t.Fatalf("content before verification: %d", s)
-	}
-	if r := patient.Do(t, "GET", "/api/upload/image/"+imageID, nil); r.Status != 200 || r.Data()["image_url"] != nil {
-		t.Fatalf("image before verification: %d %s", r.Status, r.Raw)
 	}
 
 	// A wrong code says how many tries are left; the right one verifies.
@@ -137,7 +158,8 @@ func TestShareVerifyViewRevoke(t *testing.T) {
 	// After verification: viewable, through the signed URL too.
 	got = sharedList(t, patient)[0]
 	signed, _ := got["image_url"].(string)
-	if got["isVerified"] != true || signed == "" || got["preview_url"] == nil {
+	if got["isVerified"] != true || signed == "" || got["preview_url"] == nil || got["caption"] != "Scan knee.jpg" ||
+		got["patient"].(map[string]any)["id"] != patient.ID {
 		t.Fatalf("verified shared image: %v", got)
 	}
 	anon := app.Client()

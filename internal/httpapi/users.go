@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"encoding/json"
+	"errors"
 	"mime"
 	"net/http"
 	"strconv"
@@ -15,56 +17,10 @@ import (
 // The profile form may be larger than other JSON bodies (api.md).
 const maxProfileBody = 1 << 20
 
-// userJSON is the user object of api.md. Unknown values are null.
-type userJSON struct {
-	ID              string    `json:"id"`
-	Firstname       string    `json:"firstname"`
-	Lastname        string    `json:"lastname"`
-	Email           string    `json:"email"`
-	Username        string    `json:"username"`
-	Role            string    `json:"role"`
-	Active          bool      `json:"active"`
-	Verified        bool      `json:"verified"`
-	Phone           *string   `json:"phone"`
-	DOB             *string   `json:"dob"`
-	Gender          *string   `json:"gender"`
-	Address         *string   `json:"address"`
-	City            *string   `json:"city"`
-	State           *string   `json:"state"`
-	Country         *string   `json:"country"`
-	Zipcode         *string   `json:"zipcode"`
-	Bio             *string   `json:"bio"`
-	TaxID           *string   `json:"taxid"`
-	LicenseNumber   *string   `json:"licensenumber"`
-	InsuranceNumber *string   `json:"insurancenumber"`
-	BloodGroup      *string   `json:"bloodgroup"`
-	PrimPhysician   *string   `json:"primphysician"`
-	Specialization  *string   `json:"specialization"`
-	CreatedAt       time.Time `json:"createdAt"`
-}
-
-func orNull(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func toUserJSON(u domain.User) userJSON {
-	return userJSON{
-		ID: u.ID, Firstname: u.Firstname, Lastname: u.Lastname, Email: u.Email, Username: u.Username,
-		Role: u.Role, Active: u.Active, Verified: u.Verified, Phone: orNull(u.Phone), DOB: orNull(u.DOB),
-		Gender: orNull(u.Gender), Address: orNull(u.Address), City: orNull(u.City), State: orNull(u.State),
-		Country: orNull(u.Country), Zipcode: orNull(u.Zipcode), Bio: orNull(u.Bio), TaxID: orNull(u.TaxID),
-		LicenseNumber: orNull(u.LicenseNumber), InsuranceNumber: orNull(u.InsuranceNumber),
-		BloodGroup: orNull(u.BloodGroup), PrimPhysician: orNull(u.PrimPhysician),
-		Specialization: orNull(u.Specialization), CreatedAt: u.CreatedAt.UTC(),
-	}
-}
-
-// profileRequest holds the profile fields of product.md §7; a field that is
-// absent stays as it was.
-type profileRequest struct {
+// profileJSON is the profile of product.md §7 as the API writes and reads
+// it: an unknown value is null; in a request, an absent member leaves the
+// value as it was.
+type profileJSON struct {
 	Firstname       *string `json:"firstname"`
 	Lastname        *string `json:"lastname"`
 	Phone           *string `json:"phone"`
@@ -79,48 +35,100 @@ type profileRequest struct {
 	TaxID           *string `json:"taxid"`
 	LicenseNumber   *string `json:"licensenumber"`
 	InsuranceNumber *string `json:"insurancenumber"`
+	Specialization  *string `json:"specialization"`
 	BloodGroup      *string `json:"bloodgroup"`
 	PrimPhysician   *string `json:"primphysician"`
-	Specialization  *string `json:"specialization"`
 }
 
-func (p profileRequest) profileInput() service.ProfileInput {
-	return service.ProfileInput{
-		Firstname: p.Firstname, Lastname: p.Lastname, Phone: p.Phone, DOB: p.DOB, Gender: p.Gender,
-		Address: p.Address, City: p.City, State: p.State, Country: p.Country, Zipcode: p.Zipcode, Bio: p.Bio,
-		TaxID: p.TaxID, LicenseNumber: p.LicenseNumber, InsuranceNumber: p.InsuranceNumber,
-		BloodGroup: p.BloodGroup, PrimPhysician: p.PrimPhysician, Specialization: p.Specialization,
+// fields pairs each member with its field of a domain.Profile: the one
+// place where the two are matched, for both directions.
+func (j *profileJSON) fields(p *domain.Profile) []struct {
+	json   **string
+	domain *string
+} {
+	return []struct {
+		json   **string
+		domain *string
+	}{
+		{&j.Firstname, &p.Firstname}, {&j.Lastname, &p.Lastname}, {&j.Phone, &p.Phone}, {&j.DOB, &p.DOB},
+		{&j.Gender, &p.Gender}, {&j.Address, &p.Address}, {&j.City, &p.City}, {&j.State, &p.State},
+		{&j.Country, &p.Country}, {&j.Zipcode, &p.Zipcode}, {&j.Bio, &p.Bio}, {&j.TaxID, &p.TaxID},
+		{&j.LicenseNumber, &p.LicenseNumber}, {&j.InsuranceNumber, &p.InsuranceNumber},
+		{&j.Specialization, &p.Specialization}, {&j.BloodGroup, &p.BloodGroup}, {&j.PrimPhysician, &p.PrimPhysician},
 	}
 }
 
-// readProfile reads the profile from JSON or from a form (multipart or urlencoded).
-func readProfile(w http.ResponseWriter, r *http.Request) (profileRequest, error) {
-	var in profileRequest
+// toProfileJSON writes a profile, empty values as null.
+func toProfileJSON(p domain.Profile) profileJSON {
+	var out profileJSON
+	for _, f := range out.fields(&p) {
+		if *f.domain != "" {
+			*f.json = f.domain
+		}
+	}
+	return out
+}
+
+// over returns base with the members the request sent.
+func (j profileJSON) over(base domain.Profile) domain.Profile {
+	for _, f := range j.fields(&base) {
+		if *f.json != nil {
+			*f.domain = **f.json
+		}
+	}
+	return base
+}
+
+// userJSON is the user object of api.md.
+type userJSON struct {
+	ID       string `json:"id"`
+	Email    string `json:"email"`
+	Username string `json:"username"`
+	Role     string `json:"role"`
+	Active   bool   `json:"active"`
+	Verified bool   `json:"verified"`
+	profileJSON
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+func toUserJSON(u domain.User) userJSON {
+	out := userJSON{ID: u.ID, Email: u.Email, Username: u.Username, Role: u.Role, Active: u.Active, Verified: u.Verified,
+		profileJSON: toProfileJSON(u.Profile), CreatedAt: u.CreatedAt.UTC()}
+	// The names are always written, empty or not.
+	out.Firstname, out.Lastname = &u.Firstname, &u.Lastname
+	return out
+}
+
+// readProfile reads the profile from JSON or from a form (multipart or
+// urlencoded, whose fields carry the same names).
+func readProfile(w http.ResponseWriter, r *http.Request) (profileJSON, error) {
+	var in profileJSON
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt != "multipart/form-data" && mt != "application/x-www-form-urlencoded" {
 		return in, readJSON(w, r, maxProfileBody, &in)
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxProfileBody)
-	if err := r.ParseMultipartForm(maxProfileBody); err != nil && err != http.ErrNotMultipart {
-		if _, tooLarge := err.(*http.MaxBytesError); tooLarge {
-			return in, domain.Errorf(domain.ETOOLARGE, "The request is too large.")
+	if err := r.ParseMultipartForm(maxProfileBody); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+		if errors.As(err, new(*http.MaxBytesError)) {
+			return in, errBodyTooLarge
 		}
 		return in, domain.Errorf(domain.EINVALID, "The form could not be read.")
 	}
-	field := func(name string) *string {
-		if vs, ok := r.PostForm[name]; ok && len(vs) > 0 {
-			return &vs[0]
+	form := map[string]string{}
+	for name, values := range r.PostForm {
+		if len(values) > 0 {
+			if err := checkText(name, values[0]); err != nil {
+				return in, err
+			}
+			form[name] = values[0]
 		}
-		return nil
 	}
-	in = profileRequest{
-		Firstname: field("firstname"), Lastname: field("lastname"), Phone: field("phone"), DOB: field("dob"),
-		Gender: field("gender"), Address: field("address"), City: field("city"), State: field("state"),
-		Country: field("country"), Zipcode: field("zipcode"), Bio: field("bio"), TaxID: field("taxid"),
-		LicenseNumber: field("licensenumber"), InsuranceNumber: field("insurancenumber"),
-		BloodGroup: field("bloodgroup"), PrimPhysician: field("primphysician"), Specialization: field("specialization"),
+	// The form's fields are the JSON members: decode them the same way.
+	b, err := json.Marshal(form)
+	if err != nil {
+		return in, err
 	}
-	return in, nil
+	return in, json.Unmarshal(b, &in)
 }
 
 func (a *api) mountUsers(r chi.Router) {
@@ -143,12 +151,13 @@ func (a *api) getProfile(w http.ResponseWriter, r *http.Request) {
 func (a *api) updateProfile(w http.ResponseWriter, r *http.Request) {
 	in, err := readProfile(w, r)
 	if err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
-	u, err := a.users.UpdateProfile(r.Context(), principal(r), in.profileInput(), meta(r))
+	p := principal(r)
+	u, err := a.Users.UpdateProfile(r.Context(), p, in.over(p.User.Profile), meta(r))
 	if err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusOK, "Profile updated successfully!", toUserJSON(u))
@@ -159,11 +168,11 @@ func (a *api) deleteProfile(w http.ResponseWriter, r *http.Request) {
 		Password string `json:"password"`
 	}
 	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
-	if err := a.users.DeleteOwnAccount(r.Context(), principal(r), in.Password, meta(r)); err != nil {
-		a.fail(w, r, err)
+	if err := a.Users.DeleteOwnAccount(r.Context(), principal(r), in.Password, meta(r)); err != nil {
+		writeError(w, r, err)
 		return
 	}
 	a.clearRefreshCookie(w)
@@ -203,29 +212,37 @@ func paginationOf(p domain.PageOf) *Pagination {
 	}
 }
 
-func (a *api) listUsers(w http.ResponseWriter, r *http.Request) {
+// writePage reads the paging parameters, asks list for that page and
+// writes it, each item converted by convert.
+func writePage[T, J any](w http.ResponseWriter, r *http.Request, list func(domain.Page) ([]T, domain.PageOf, error), convert func(T) J) {
 	page, err := pageParams(r)
 	if err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
-	q := r.URL.Query()
-	users, pageOf, err := a.users.List(r.Context(), principal(r), q.Get("search"), q.Get("role"), page)
+	items, pageOf, err := list(page)
 	if err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
-	out := make([]userJSON, len(users))
-	for i, u := range users {
-		out[i] = toUserJSON(u)
+	out := make([]J, len(items))
+	for i, item := range items {
+		out[i] = convert(item)
 	}
 	writeJSON(w, http.StatusOK, envelope{Data: out, Pagination: paginationOf(pageOf)})
 }
 
+func (a *api) listUsers(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	writePage(w, r, func(page domain.Page) ([]domain.User, domain.PageOf, error) {
+		return a.Users.List(r.Context(), principal(r), q.Get("search"), q.Get("role"), page, meta(r))
+	}, toUserJSON)
+}
+
 func (a *api) getUser(w http.ResponseWriter, r *http.Request) {
-	u, err := a.users.Get(r.Context(), principal(r), chi.URLParam(r, "id"))
+	u, err := a.Users.Get(r.Context(), principal(r), chi.URLParam(r, "id"))
 	if err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusOK, "", toUserJSON(u))
@@ -237,29 +254,29 @@ func (a *api) changeUser(w http.ResponseWriter, r *http.Request) {
 		Role   *string `json:"role"`
 	}
 	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
-	u, err := a.users.Change(r.Context(), principal(r), chi.URLParam(r, "id"), service.UserChange{Active: in.Active, Role: in.Role}, meta(r))
+	u, err := a.Users.Change(r.Context(), principal(r), chi.URLParam(r, "id"), service.UserChange{Active: in.Active, Role: in.Role}, meta(r))
 	if err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusOK, "User updated successfully.", toUserJSON(u))
 }
 
 func (a *api) deleteUser(w http.ResponseWriter, r *http.Request) {
-	if err := a.users.Delete(r.Context(), principal(r), chi.URLParam(r, "id"), meta(r)); err != nil {
-		a.fail(w, r, err)
+	if err := a.Users.Delete(r.Context(), principal(r), chi.URLParam(r, "id"), meta(r)); err != nil {
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusOK, "User deleted successfully.", nil)
 }
 
 func (a *api) listRoles(w http.ResponseWriter, r *http.Request) {
-	roles, err := a.users.Roles(r.Context(), principal(r))
+	roles, err := a.Users.Roles(r.Context(), principal(r), meta(r))
 	if err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	type roleJSON struct {
@@ -274,9 +291,9 @@ func (a *api) listRoles(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) listPermissions(w http.ResponseWriter, r *http.Request) {
-	perms, err := a.users.Permissions(r.Context(), principal(r))
+	perms, err := a.Users.Permissions(r.Context(), principal(r), meta(r))
 	if err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	type permJSON struct {
@@ -291,9 +308,9 @@ func (a *api) listPermissions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) dashboardStats(w http.ResponseWriter, r *http.Request) {
-	st, err := a.users.Stats(r.Context(), principal(r))
+	st, err := a.Users.Stats(r.Context(), principal(r), meta(r))
 	if err != nil {
-		a.fail(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	writeOK(w, http.StatusOK, "", map[string]int{"totalImages": st.TotalImages, "sharedImages": st.SharedImages, "totalUsers": st.TotalUsers})

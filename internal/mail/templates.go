@@ -19,11 +19,13 @@ type Templates struct {
 const maxNameRunes = 64
 
 // ConfirmationCode is the mail with the code that confirms a new account.
-func (t Templates) ConfirmationCode(to, firstname, code string) Message {
+// It greets nobody by name: whoever registered the address typed the name,
+// and it may not be the owner of the mailbox.
+func (t Templates) ConfirmationCode(to, code string) Message {
 	return Message{
 		To:      to,
 		Subject: "Your MediShare confirmation code",
-		Text: greeting(firstname) +
+		Text: greeting("") +
 			"Your confirmation code is " + code + ".\n\n" +
 			"Enter it on the confirmation page to activate your MediShare account. " +
 			"The code expires in 15 minutes.\n\n" +
@@ -87,14 +89,15 @@ func (t Templates) PasswordChanged(to, firstname string) Message {
 }
 
 // ShareCode tells a recipient that an image was shared with them, with the
-// sharing id and code that open it. It names the sharer and the caption the
-// sharer wrote, never the patient or anything read from the file.
-func (t Templates) ShareCode(to, firstname, sharer, caption, shareID, code string, expires time.Time) Message {
+// sharing id and code that open it. It names the sharer only: the caption,
+// the patient and anything read from the file are health information that
+// stays behind the code, and a mailbox is not the place for them.
+func (t Templates) ShareCode(to, firstname, sharer, shareID, code string, expires time.Time) Message {
 	return Message{
 		To:      to,
 		Subject: "A medical image was shared with you on MediShare",
 		Text: greeting(firstname) +
-			plainName(sharer) + " shared an image with you on MediShare: \"" + plainText(caption, maxCaptionRunes) + "\".\n\n" +
+			plainName(sharer) + " shared an image with you on MediShare.\n\n" +
 			"To see it, sign in, open View Images and choose Verify on the image, then enter:\n\n" +
 			"Sharing id: " + shareID + "\n" +
 			"Code: " + code + "\n\n" +
@@ -130,9 +133,6 @@ func greeting(firstname string) string {
 	}
 	return "Hello,\n\n"
 }
-
-// maxCaptionRunes bounds a caption quoted in a mail.
-const maxCaptionRunes = 120
 
 // plainName keeps a name to one short line of text, so it cannot add lines
 // of its own ("Your code is ...") to the mail.

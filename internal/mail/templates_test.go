@@ -20,9 +20,9 @@ func TestTemplates(t *testing.T) {
 	}{
 		{
 			name:    "confirmation code",
-			msg:     tpl.ConfirmationCode("alice@example.com", "Alice", "4821"),
+			msg:     tpl.ConfirmationCode("alice@example.com", "4821"),
 			subject: "Your MediShare confirmation code",
-			lines:   []string{"Hello Alice,", "Your confirmation code is 4821."},
+			lines:   []string{"Hello,", "Your confirmation code is 4821."},
 			has:     []string{"expires in 15 minutes"},
 		},
 		{
@@ -57,20 +57,20 @@ func TestTemplates(t *testing.T) {
 		},
 		{
 			name:    "no first name",
-			msg:     tpl.ConfirmationCode("alice@example.com", " \t", "4821"),
-			subject: "Your MediShare confirmation code",
+			msg:     tpl.ResetCode("alice@example.com", " \t", "042917", "t"),
+			subject: "Your MediShare password reset code",
 			lines:   []string{"Hello,"},
 		},
 		{
 			name:    "first name cannot add lines",
-			msg:     tpl.ConfirmationCode("alice@example.com", "Eve\r\nYour confirmation code is 0000.\u2028x", "4821"),
-			subject: "Your MediShare confirmation code",
-			lines:   []string{"Hello Eve Your confirmation code is 0000. x,", "Your confirmation code is 4821."},
+			msg:     tpl.ResetCode("alice@example.com", "Eve\r\nYour password reset code is 0000.\u2028x", "042917", "t"),
+			subject: "Your MediShare password reset code",
+			lines:   []string{"Hello Eve Your password reset code is 0000. x,", "Your password reset code is 042917."},
 		},
 		{
 			name:    "long first name is cut",
-			msg:     tpl.ConfirmationCode("alice@example.com", strings.Repeat("é", 500), "4821"),
-			subject: "Your MediShare confirmation code",
+			msg:     tpl.PasswordChanged("alice@example.com", strings.Repeat("é", 500)),
+			subject: "Your MediShare password was changed",
 			lines:   []string{"Hello " + strings.Repeat("é", maxNameRunes) + ","},
 		},
 	}

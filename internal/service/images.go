@@ -5,13 +5,10 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -22,9 +19,6 @@ import (
 	"github.com/medishare/medishare/internal/medimg"
 	"github.com/medishare/medishare/internal/secure"
 )
-
-// SignedURLTTL is how long an image_url or preview_url works (S10).
-const SignedURLTTL = 5 * time.Minute
 
 // PreviewMaxSide bounds preview renderings.
 const PreviewMaxSide = 1024
@@ -49,6 +43,7 @@ type ImageStore interface {
 type ContentStore interface {
 	Put(ctx context.Context, key string, r io.Reader) error
 	Get(ctx context.Context, key string) (io.ReadCloser, error)
+	GetRange(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error)
 	Delete(ctx context.Context, key string) error
 	Walk(ctx context.Context, prefix string, olderThan time.Time, fn func(key string) error) error
 }
@@ -65,15 +60,14 @@ type ImageService struct {
 	store    ImageStore
 	blobs    ContentStore
 	keys     KeyWrapper
-	signKey  []byte
 	logger   *slog.Logger
 	now      Clock
 	previews chan struct{} // a token per preview being rendered
 }
 
-// NewImageService wires the images use cases; signKey signs content URLs.
-func NewImageService(store ImageStore, blobs ContentStore, keys KeyWrapper, signKey []byte, logger *slog.Logger, now Clock) *ImageService {
-	return &ImageService{store: store, blobs: blobs, keys: keys, signKey: signKey, logger: logger, now: now,
+// NewImageService wires the images use cases.
+func NewImageService(store ImageStore, blobs ContentStore, keys KeyWrapper, logger *slog.Logger, now Clock) *ImageService {
+	return &ImageService{store: store, blobs: blobs, keys: keys, logger: logger, now: now,
 		previews: make(chan struct{}, maxConcurrentPreviews)}
 }
 
@@ -82,24 +76,97 @@ const blobPrefix = "images/"
 var (
 	errImageNotFound = domain.Errorf(domain.ENOTFOUND, "Image not found.")
 	errTooLarge      = domain.Errorf(domain.ETOOLARGE, "File size exceeds 10MB limit.")
+	errUnreadable    = domain.Errorf(domain.EINVALID, "The upload could not be read.")
 )
 
-// Received is an upload whose contents are stored but not yet recorded.
-type Received struct {
-	image domain.Image
+// UploadPart is one part of an upload form, in the order the client sent
+// it: a text field (Value) or the file (FileName and File, whose reads fail
+// with ETOOLARGE past the size limit).
+type UploadPart struct {
+	Name     string
+	Value    string
+	FileName string
+	File     io.Reader
 }
 
-// CheckCanUpload refuses callers without the upload permission. Errors: EFORBIDDEN.
-func CheckCanUpload(p *domain.Principal) error {
-	if !p.Can(domain.PermImagesUpload) {
-		return domain.Errorf(domain.EFORBIDDEN, "You are not allowed to upload images.")
+// UploadForm yields the parts of an upload form; Next returns io.EOF after
+// the last one.
+type UploadForm interface {
+	Next() (UploadPart, error)
+}
+
+// upload is one upload in progress.
+type upload struct {
+	caption, patientID string
+	image              *domain.Image // the stored contents, not yet recorded
+}
+
+// Upload checks, cleans, encrypts and stores the file of an upload form,
+// streaming, then records it for its patient with its audit entry (S19).
+// The contents are stored before the record commits, so a crash in between
+// leaves at most an unreferenced blob for the janitor (S24); on any failure
+// nothing is left. The caption and patient, when they come before the file,
+// are checked before the file is read.
+// Errors: EFORBIDDEN, EUNSUPPORTED, ETOOLARGE, EVALIDATION, EINVALID, EUNAVAILABLE.
+func (s *ImageService) Upload(ctx context.Context, p *domain.Principal, form UploadForm, meta domain.RequestMeta) (domain.Image, error) {
+	if err := require(ctx, s.store, p, domain.PermImagesUpload, meta, forbidden("You are not allowed to upload images.")); err != nil {
+		return domain.Image{}, err
 	}
-	return nil
+	var up upload
+	err := s.readUpload(ctx, p, form, &up)
+	if err == nil && up.image == nil {
+		err = domain.ValidationError("Please select a file to upload.", domain.FieldError{Field: "file", Message: "Please select a file to upload."})
+	}
+	if err != nil {
+		if up.image != nil {
+			s.removeBlob(up.image.BlobKey)
+		}
+		return domain.Image{}, err
+	}
+	im, err := s.record(ctx, p, up, meta)
+	if err != nil {
+		s.removeBlob(up.image.BlobKey)
+		return domain.Image{}, err
+	}
+	return im, nil
 }
 
-// CheckUploadFields validates the caption and patient of an upload.
+// readUpload reads the parts of an upload form, storing the file's contents.
+func (s *ImageService) readUpload(ctx context.Context, p *domain.Principal, form UploadForm, up *upload) error {
+	for {
+		part, err := form.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch part.Name {
+		case "caption":
+			up.caption = part.Value
+		case "patientId":
+			up.patientID = strings.TrimSpace(part.Value)
+		case "file":
+			if up.image != nil {
+				return domain.ValidationError("Please upload one file at a time.", domain.FieldError{Field: "file", Message: "only one file per upload"})
+			}
+			if up.caption != "" && up.patientID != "" { // fail fast, before reading the file
+				if _, _, err := s.checkUploadFields(ctx, up.caption, up.patientID); err != nil {
+					return err
+				}
+			}
+			im, err := s.receive(ctx, p, part.FileName, part.File)
+			if err != nil {
+				return err
+			}
+			up.image = &im
+		}
+	}
+}
+
+// checkUploadFields validates the caption and patient of an upload.
 // Errors: EVALIDATION.
-func (s *ImageService) CheckUploadFields(ctx context.Context, caption, patientID string) (string, domain.User, error) {
+func (s *ImageService) checkUploadFields(ctx context.Context, caption, patientID string) (string, domain.User, error) {
 	caption = strings.TrimSpace(caption)
 	if caption == "" {
 		return "", domain.User{}, domain.ValidationError("Please provide a caption.", domain.FieldError{Field: "caption", Message: "Please provide a caption."})
@@ -117,42 +184,35 @@ func (s *ImageService) CheckUploadFields(ctx context.Context, caption, patientID
 	return caption, patient, nil
 }
 
-// Receive reads body, whose reads fail with an ETOOLARGE error past the size
-// limit, and checks, cleans, encrypts and stores a file's contents, streaming.
-// Commit records it afterwards, so a crash in between leaves at most an
-// unreferenced blob for the janitor (S24).
-// Errors: EFORBIDDEN, EUNSUPPORTED, ETOOLARGE, EVALIDATION, EUNAVAILABLE.
-func (s *ImageService) Receive(ctx context.Context, p *domain.Principal, fileName string, body io.Reader) (*Received, error) {
-	if err := CheckCanUpload(p); err != nil {
-		return nil, err
-	}
+// receive detects the type of a file from its first bytes, then cleans,
+// encrypts and stores its contents, streaming.
+func (s *ImageService) receive(ctx context.Context, p *domain.Principal, fileName string, body io.Reader) (domain.Image, error) {
 	head := make([]byte, 132)
 	n, err := io.ReadFull(body, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		if domain.ErrorKind(err) == domain.ETOOLARGE {
-			return nil, errTooLarge
+			return domain.Image{}, errTooLarge
 		}
-		return nil, domain.Wrap(domain.EINVALID, err, "The upload could not be read.")
+		return domain.Image{}, domain.Wrap(domain.EINVALID, err, errUnreadable.Message)
 	}
 	head = head[:n]
 	contentType, err := medimg.Detect(head, fileName)
 	if err != nil {
-		return nil, err
+		return domain.Image{}, err
 	}
 	im := domain.Image{
 		ID: uuid.NewString(), ContentType: contentType, FileName: medimg.CleanName(fileName),
-		UploadedBy: domain.Person{ID: p.User.ID, Firstname: p.User.Firstname, Lastname: p.User.Lastname},
-		KeyID:      s.keys.KeyID(), CreatedAt: s.now(),
+		UploadedBy: domain.PersonOf(p.User), KeyID: s.keys.KeyID(), CreatedAt: s.now(),
 	}
 	im.BlobKey = blobPrefix + im.ID
 	key, wrapped, err := s.keys.NewFileKey(im.ID)
 	if err != nil {
-		return nil, err
+		return domain.Image{}, err
 	}
 	im.WrappedKey = wrapped
 	info, size, sum, err := s.storeContents(ctx, im.BlobKey, key, im.ID, io.MultiReader(bytes.NewReader(head), body), contentType)
 	if err != nil {
-		return nil, err
+		return domain.Image{}, err
 	}
 	im.Size, im.SHA256, im.Width, im.Height = size, sum, info.Width, info.Height
 	if info.DICOM != nil {
@@ -161,39 +221,26 @@ func (s *ImageService) Receive(ctx context.Context, p *domain.Principal, fileNam
 			Rows: info.DICOM.Rows, Columns: info.DICOM.Columns, Frames: info.DICOM.Frames,
 		}
 	}
-	return &Received{image: im}, nil
+	return im, nil
 }
 
-// Discard removes the contents of an upload that will not be committed.
-func (s *ImageService) Discard(r *Received) {
-	if r != nil {
-		s.removeBlob(r.image.BlobKey)
-	}
-}
-
-// Commit records a received upload for a patient, with its audit entry in the
-// same transaction. On failure the contents are removed.
-// Errors: EVALIDATION, EUNAVAILABLE.
-func (s *ImageService) Commit(ctx context.Context, p *domain.Principal, r *Received, caption, patientID string, meta domain.RequestMeta) (domain.Image, error) {
-	caption, patient, err := s.CheckUploadFields(ctx, caption, patientID)
+// record checks the upload's caption and patient and records the stored
+// file for them, with its audit entry in the same transaction.
+func (s *ImageService) record(ctx context.Context, p *domain.Principal, up upload, meta domain.RequestMeta) (domain.Image, error) {
+	caption, patient, err := s.checkUploadFields(ctx, up.caption, up.patientID)
 	if err != nil {
-		s.Discard(r)
 		return domain.Image{}, err
 	}
-	im := r.image
-	im.Caption = caption
-	im.Patient = domain.Person{ID: patient.ID, Firstname: patient.Firstname, Lastname: patient.Lastname}
+	im := *up.image
+	im.Caption, im.Patient = caption, domain.PersonOf(patient)
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
 		if err := s.store.CreateImage(ctx, im); err != nil {
 			return err
 		}
-		return s.store.AppendAudit(ctx, audit(meta, p.User.ID, "upload", "images", im.ID, true, im.ContentType))
+		return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionUpload, Table: domain.TableImages,
+			RecordID: im.ID, Success: true, Reason: im.ContentType})
 	})
-	if err != nil {
-		s.Discard(r)
-		return domain.Image{}, err
-	}
-	return im, nil
+	return im, err
 }
 
 // storeContents streams src through the cleaner and the encryption into the
@@ -240,29 +287,36 @@ func (s *ImageService) removeBlob(key string) {
 }
 
 // Get returns an image the caller may see: its uploader and admins may, and
-// so may the recipient of an open, unexpired share (ViaShare is then set;
-// the contents wait for the share's verification, see Opens).
+// so may the recipient of an open, unexpired share (ViaShare is then set).
+// Until that share is verified the image comes sealed (domain.Image.Seal).
 // Errors: ENOTFOUND.
 func (s *ImageService) Get(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (domain.Image, error) {
-	im, err := s.store.Image(ctx, id)
-	if domain.ErrorKind(err) == domain.ENOTFOUND {
-		return domain.Image{}, errImageNotFound
-	} else if err != nil {
+	im, err := s.reach(ctx, p, id, meta)
+	if err != nil {
 		return domain.Image{}, err
 	}
-	if p.User.Role == domain.RoleAdmin || im.UploadedBy.ID == p.User.ID {
+	return im.SealedUnlessOpen(s.now()), nil
+}
+
+// reach finds an image the caller may see, unsealed; a refusal is recorded.
+// Errors: ENOTFOUND.
+func (s *ImageService) reach(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (domain.Image, error) {
+	im, err := s.store.Image(ctx, id)
+	if err != nil {
+		return domain.Image{}, notFound(err, errImageNotFound)
+	}
+	if p.IsAdmin() || im.UploadedBy.ID == p.User.ID {
 		return im, nil
 	}
-	deny := func(reason string) (domain.Image, error) {
-		_ = s.store.AppendAudit(ctx, audit(meta, p.User.ID, "access_denied", "images", id, false, reason))
-		return domain.Image{}, errImageNotFound
-	}
+	denied := Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: id}
 	if !p.Can(domain.PermImagesViewShared) {
-		return deny("not the uploader")
+		denied.Reason = "not the uploader"
+		return domain.Image{}, refuse(ctx, s.store, meta, denied, errImageNotFound)
 	}
 	sh, err := s.store.RecipientShare(ctx, im.ID, p.User.ID)
 	if domain.ErrorKind(err) == domain.ENOTFOUND {
-		return deny("not the uploader, no open share")
+		denied.Reason = "not the uploader, no open share"
+		return domain.Image{}, refuse(ctx, s.store, meta, denied, errImageNotFound)
 	} else if err != nil {
 		return domain.Image{}, err
 	}
@@ -270,84 +324,82 @@ func (s *ImageService) Get(ctx context.Context, p *domain.Principal, id string, 
 		if err := logShareExpiry(ctx, s.store, sh, p.User.ID, meta); err != nil {
 			return domain.Image{}, err
 		}
-		return deny("share " + sh.ID + " expired")
+		denied.Reason = "share " + sh.ID + " expired"
+		return domain.Image{}, refuse(ctx, s.store, meta, denied, errImageNotFound)
 	}
 	im.ViaShare = &sh
 	return im, nil
 }
 
-// Opens reports whether the caller who got im from Get may see its
-// contents: always, unless they reach it through a share not yet verified.
-func (s *ImageService) Opens(im domain.Image) bool {
-	return im.ViaShare == nil || im.ViaShare.Opens(s.now())
-}
-
-// getOpen is Get for the contents: a share must be verified first.
+// reachOpen is reach for the contents: a share must be verified first.
 // Errors: ENOTFOUND, EFORBIDDEN.
-func (s *ImageService) getOpen(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (domain.Image, error) {
-	im, err := s.Get(ctx, p, id, meta)
+func (s *ImageService) reachOpen(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (domain.Image, error) {
+	im, err := s.reach(ctx, p, id, meta)
 	if err != nil {
 		return domain.Image{}, err
 	}
-	if !s.Opens(im) {
-		_ = s.store.AppendAudit(ctx, audit(meta, p.User.ID, "access_denied", "images", id, false, "share "+im.ViaShare.ID+" not verified"))
-		return domain.Image{}, domain.Errorf(domain.EFORBIDDEN, "Please verify this share before viewing the image.")
+	if !im.Opens(s.now()) {
+		return domain.Image{}, refuse(ctx, s.store, meta,
+			Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: id, Reason: "share " + im.ViaShare.ID + " not verified"},
+			forbidden("Please verify this share before viewing the image."))
 	}
 	return im, nil
 }
 
-// Now is the service's clock, for share statuses computed outside it.
-func (s *ImageService) Now() time.Time { return s.now() }
-
 // ListShared returns the images shared with the caller through open,
-// unexpired shares, newest share first.
-func (s *ImageService) ListShared(ctx context.Context, p *domain.Principal, page domain.Page) ([]domain.Image, domain.PageOf, error) {
-	if !p.Can(domain.PermImagesViewShared) {
-		return nil, domain.PageOf{}, domain.Errorf(domain.EFORBIDDEN, "You are not allowed to see shared images.")
+// unexpired shares, newest share first; those not verified yet come sealed.
+// Errors: EFORBIDDEN.
+func (s *ImageService) ListShared(ctx context.Context, p *domain.Principal, page domain.Page, meta domain.RequestMeta) ([]domain.Image, domain.PageOf, error) {
+	if err := require(ctx, s.store, p, domain.PermImagesViewShared, meta, forbidden("You are not allowed to see shared images.")); err != nil {
+		return nil, domain.PageOf{}, err
 	}
 	images, total, err := s.store.ImagesSharedWith(ctx, p.User.ID, s.now(), page)
+	now := s.now()
+	for i := range images {
+		images[i] = images[i].SealedUnlessOpen(now)
+	}
 	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
 }
 
 // ListUploaded returns the images the caller uploaded, newest first.
-func (s *ImageService) ListUploaded(ctx context.Context, p *domain.Principal, page domain.Page) ([]domain.Image, domain.PageOf, error) {
-	if !p.Can(domain.PermImagesUpload) {
-		return nil, domain.PageOf{}, domain.Errorf(domain.EFORBIDDEN, "Only providers and admins upload images.")
+// Errors: EFORBIDDEN.
+func (s *ImageService) ListUploaded(ctx context.Context, p *domain.Principal, page domain.Page, meta domain.RequestMeta) ([]domain.Image, domain.PageOf, error) {
+	if err := require(ctx, s.store, p, domain.PermImagesUpload, meta, forbidden("Only providers and admins upload images.")); err != nil {
+		return nil, domain.PageOf{}, err
 	}
-	images, total, err := s.store.Images(ctx, p.User.ID, page)
-	if err == nil {
-		err = s.store.AttachShares(ctx, images)
-	}
-	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
+	return s.listWithShares(ctx, p.User.ID, page)
 }
 
 // ListAll returns every image (admins). Errors: EFORBIDDEN.
-func (s *ImageService) ListAll(ctx context.Context, p *domain.Principal, page domain.Page) ([]domain.Image, domain.PageOf, error) {
-	if p.User.Role != domain.RoleAdmin {
-		return nil, domain.PageOf{}, domain.Errorf(domain.EFORBIDDEN, "Only admins see every image.")
+func (s *ImageService) ListAll(ctx context.Context, p *domain.Principal, page domain.Page, meta domain.RequestMeta) ([]domain.Image, domain.PageOf, error) {
+	if !p.IsAdmin() {
+		return nil, domain.PageOf{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "every image: not an admin"},
+			forbidden("Only admins see every image."))
 	}
-	images, total, err := s.store.Images(ctx, "", page)
+	return s.listWithShares(ctx, "", page)
+}
+
+func (s *ImageService) listWithShares(ctx context.Context, uploadedBy string, page domain.Page) ([]domain.Image, domain.PageOf, error) {
+	images, total, err := s.store.Images(ctx, uploadedBy, page)
 	if err == nil {
 		err = s.store.AttachShares(ctx, images)
 	}
 	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
 }
 
-// Contents is an open, decrypting stream of an image's bytes.
+// Contents are an image's contents the caller may read, their access
+// already recorded: whole (Open) or a byte range (OpenRange).
 type Contents struct {
 	Image domain.Image
-	io.Reader
-	closer io.Closer
+	key   []byte
+	blobs ContentStore
 }
 
-// Close releases the stream.
-func (c *Contents) Close() error { return c.closer.Close() }
-
-// Open checks access, writes the access entry, and only then opens the
-// contents (S19). kind is "view" or "preview" (for the audit log).
+// Contents checks access and writes the access entry; only then can the
+// contents be opened (S19). kind is ActionView or ActionPreview.
 // Errors: ENOTFOUND, EFORBIDDEN (a share not verified), EUNAVAILABLE.
-func (s *ImageService) Open(ctx context.Context, p *domain.Principal, id, kind string, meta domain.RequestMeta) (*Contents, error) {
-	im, err := s.getOpen(ctx, p, id, meta)
+func (s *ImageService) Contents(ctx context.Context, p *domain.Principal, id string, kind domain.AuditAction, meta domain.RequestMeta) (*Contents, error) {
+	im, err := s.reachOpen(ctx, p, id, meta)
 	if err != nil {
 		return nil, err
 	}
@@ -355,19 +407,24 @@ func (s *ImageService) Open(ctx context.Context, p *domain.Principal, id, kind s
 	if im.ViaShare != nil {
 		reason = "via share " + im.ViaShare.ID
 	}
-	if err := s.store.AppendAudit(ctx, audit(meta, p.User.ID, kind, "images", id, true, reason)); err != nil {
+	if err := record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: kind, Table: domain.TableImages, RecordID: id, Success: true, Reason: reason}); err != nil {
 		return nil, err
 	}
 	key, err := s.keys.Unwrap(im.WrappedKey, im.ID)
 	if err != nil {
 		return nil, err
 	}
-	// A first pass checks every chunk and the SHA-256 before anything is
-	// sent, so a damaged or swapped object fails cleanly and shows no
-	// plaintext at all. The second pass, the one sent, needs no hash: each
-	// chunk's tag binds it to this file, its place and the end, under a key
-	// only this file has.
-	verify, err := s.decrypting(ctx, im, key)
+	return &Contents{Image: im, key: key, blobs: s.blobs}, nil
+}
+
+// Open returns the whole contents as a stream of authenticated plaintext.
+// A first pass checks every chunk and the SHA-256 before anything is
+// returned, so a damaged or swapped object fails cleanly and shows no
+// plaintext at all. The second pass, the one read, needs no hash: each
+// chunk's tag binds it to this file, its place and the end, under a key
+// only this file has. Errors: EINTERNAL (damaged), EUNAVAILABLE.
+func (c *Contents) Open(ctx context.Context) (io.ReadCloser, error) {
+	verify, err := c.decrypting(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -377,24 +434,39 @@ func (s *ImageService) Open(ctx context.Context, p *domain.Principal, id, kind s
 	if err != nil {
 		return nil, err
 	}
-	if !hmac.Equal(h.Sum(nil), im.SHA256) {
+	if !hmac.Equal(h.Sum(nil), c.Image.SHA256) {
 		return nil, domain.Errorf(domain.EINTERNAL, "The file could not be decrypted.")
 	}
-	return s.decrypting(ctx, im, key)
+	return c.decrypting(ctx)
 }
 
-// decrypting opens an image's contents as a stream of authenticated plaintext.
-func (s *ImageService) decrypting(ctx context.Context, im domain.Image, key []byte) (*Contents, error) {
-	rc, err := s.blobs.Get(ctx, im.BlobKey)
+// OpenRange returns plaintext bytes [offset, offset+length), fetching and
+// decrypting only the chunks that hold them; each chunk is authenticated
+// before any of its bytes are returned.
+// Errors: EINVALID (outside the file), EUNAVAILABLE; reads fail with
+// EINTERNAL on a damaged file.
+func (c *Contents) OpenRange(ctx context.Context, offset, length int64) (io.ReadCloser, error) {
+	fetch := func(off, n int64) (io.ReadCloser, error) { return c.blobs.GetRange(ctx, c.Image.BlobKey, off, n) }
+	return secure.OpenRange(fetch, c.key, c.Image.ID, c.Image.Size, offset, length)
+}
+
+// decryptingReader is a decrypting stream over a stored object.
+type decryptingReader struct {
+	*secure.DecryptReader
+	io.Closer
+}
+
+func (c *Contents) decrypting(ctx context.Context) (io.ReadCloser, error) {
+	rc, err := c.blobs.Get(ctx, c.Image.BlobKey)
 	if err != nil {
 		return nil, err
 	}
-	plain, err := secure.NewDecryptReader(rc, key, im.ID)
+	plain, err := secure.NewDecryptReader(rc, c.key, c.Image.ID)
 	if err != nil {
 		rc.Close()
 		return nil, err
 	}
-	return &Contents{Image: im, Reader: plain, closer: rc}, nil
+	return decryptingReader{DecryptReader: plain, Closer: rc}, nil
 }
 
 // maxConcurrentPreviews bounds rendering: decoding a large image can take
@@ -410,31 +482,35 @@ func (s *ImageService) Preview(ctx context.Context, p *domain.Principal, id stri
 	case <-ctx.Done():
 		return domain.Wrap(domain.EUNAVAILABLE, ctx.Err(), "The service is busy. Please try again.")
 	}
-	c, err := s.Open(ctx, p, id, "preview", meta)
+	c, err := s.Contents(ctx, p, id, domain.ActionPreview, meta)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	return medimg.Preview(dst, c, c.Image.Size, c.Image.ContentType, PreviewMaxSide)
+	src, err := c.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	return medimg.Preview(dst, src, c.Image.Size, c.Image.ContentType, PreviewMaxSide)
 }
 
 // Delete removes an image: the record (with its audit entry) first, then the
 // contents. Errors: ENOTFOUND, EFORBIDDEN.
 func (s *ImageService) Delete(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) error {
-	im, err := s.Get(ctx, p, id, meta)
+	im, err := s.reach(ctx, p, id, meta)
 	if err != nil {
 		return err
 	}
 	if !p.Can(domain.PermImagesDelete) || im.ViaShare != nil {
-		_ = s.store.AppendAudit(ctx, audit(meta, p.User.ID, "access_denied", "images", id, false, "delete: not the uploader"))
-		return domain.Errorf(domain.EFORBIDDEN, "Only the uploader or an admin can delete an image.")
+		return refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: id, Reason: "delete: not the uploader"},
+			forbidden("Only the uploader or an admin can delete an image."))
 	}
 	var key string
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
 		if key, err = s.store.DeleteImage(ctx, im.ID); err != nil {
 			return err
 		}
-		return s.store.AppendAudit(ctx, audit(meta, p.User.ID, "delete", "images", im.ID, true, ""))
+		return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionDelete, Table: domain.TableImages, RecordID: im.ID, Success: true})
 	})
 	if err != nil {
 		return err
@@ -459,37 +535,4 @@ func (s *ImageService) CollectOrphans(ctx context.Context) (int, error) {
 		return nil
 	})
 	return removed, err
-}
-
-// SignedURL returns a URL for an image's content or preview that works for
-// SignedURLTTL, only for this caller's session (S10): signing out, and every
-// change that ends the session, ends the URL too.
-func (s *ImageService) SignedURL(p *domain.Principal, imageID, kind string) string {
-	exp := s.now().Add(SignedURLTTL).Unix()
-	q := url.Values{}
-	q.Set("s", p.SessionID)
-	q.Set("exp", strconv.FormatInt(exp, 10))
-	q.Set("sig", s.signature(p.SessionID, imageID, kind, exp))
-	return "/api/upload/image/" + imageID + "/" + kind + "?" + q.Encode()
-}
-
-func (s *ImageService) signature(sessionID, imageID, kind string, exp int64) string {
-	mac := hmac.New(sha256.New, s.signKey)
-	fmt.Fprintf(mac, "%s\n%s\n%s\n%d", sessionID, imageID, kind, exp)
-	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
-}
-
-// CheckSignedURL returns the session a signed URL was made for, if the
-// signature is right and not expired. Errors: EUNAUTHENTICATED.
-func (s *ImageService) CheckSignedURL(sessionID, imageID, kind, expText, sig string) (string, error) {
-	exp, err := strconv.ParseInt(expText, 10, 64)
-	bad := domain.Errorf(domain.EUNAUTHENTICATED, "This link has expired. Please reload the page.")
-	if err != nil || s.now().Unix() > exp || exp > s.now().Add(SignedURLTTL+time.Minute).Unix() {
-		return "", bad
-	}
-	want := s.signature(sessionID, imageID, kind, exp)
-	if !hmac.Equal([]byte(want), []byte(sig)) {
-		return "", bad
-	}
-	return sessionID, nil
 }

@@ -5,12 +5,9 @@ package service
 
 import (
 	"context"
-	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/medishare/medishare/internal/domain"
-	"github.com/medishare/medishare/internal/mail"
 )
 
 // Transactor runs a function in one database transaction.
@@ -23,42 +20,93 @@ type AuditWriter interface {
 	AppendAudit(ctx context.Context, e domain.AuditEntry) error
 }
 
+// Throttler counts hits per key in Postgres, so limits hold across
+// instances (S3).
+type Throttler interface {
+	ThrottleHits(ctx context.Context, key string, period time.Duration) (int, time.Time, error)
+	HitThrottle(ctx context.Context, key string, period time.Duration) (int, time.Time, error)
+	ClearThrottle(ctx context.Context, key string) error
+}
+
 // Clock tells the time; tests inject their own.
 type Clock func() time.Time
 
-// Outbox sends mail after the request that caused it, so a slow or failing
-// relay neither delays answers nor reveals, by timing, whether an account
-// exists (S2). Failures are logged; the person can ask again.
-type Outbox struct {
-	mailer mail.Mailer
-	logger *slog.Logger
-	wg     sync.WaitGroup
+// Event is what an audit entry says happened, before the request's
+// metadata is added.
+type Event struct {
+	Actor    string
+	Action   domain.AuditAction
+	Table    domain.AuditTable
+	RecordID string
+	Success  bool
+	Reason   string
 }
 
-// NewOutbox returns an outbox over mailer.
-func NewOutbox(mailer mail.Mailer, logger *slog.Logger) *Outbox {
-	return &Outbox{mailer: mailer, logger: logger}
-}
-
-// Send queues one message.
-func (o *Outbox) Send(m mail.Message) {
-	o.wg.Add(1)
-	go func() {
-		defer o.wg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := o.mailer.Send(ctx, m); err != nil {
-			o.logger.Error("mail not sent", "subject", m.Subject, "err", err)
-		}
-	}()
-}
-
-// Wait blocks until every queued message was handed to the mailer.
-func (o *Outbox) Wait() { o.wg.Wait() }
-
-func audit(meta domain.RequestMeta, actorID, action, table, recordID string, success bool, reason string) domain.AuditEntry {
+// entry is the audit entry of an event in a request.
+func (e Event) entry(meta domain.RequestMeta) domain.AuditEntry {
 	return domain.AuditEntry{
-		ActorID: actorID, Action: action, Table: table, RecordID: recordID,
-		IP: meta.IP, UserAgent: meta.UserAgent, Success: success, Reason: reason,
+		ActorID: e.Actor, Action: e.Action, Table: e.Table, RecordID: e.RecordID,
+		IP: meta.IP, UserAgent: meta.UserAgent, Success: e.Success, Reason: e.Reason,
 	}
+}
+
+// record appends the audit entry of an event.
+func record(ctx context.Context, w AuditWriter, meta domain.RequestMeta, e Event) error {
+	return w.AppendAudit(ctx, e.entry(meta))
+}
+
+// refuse records a refused access (one entry per refusal, S18) and returns
+// err, the answer the caller gets. A failure to write the entry does not
+// turn the refusal into a success.
+func refuse(ctx context.Context, w AuditWriter, meta domain.RequestMeta, e Event, err error) error {
+	e.Action, e.Success = domain.ActionAccessDenied, false
+	_ = record(ctx, w, meta, e)
+	return err
+}
+
+// require refuses a caller without the permission, with err.
+func require(ctx context.Context, w AuditWriter, p *domain.Principal, permission string, meta domain.RequestMeta, err error) error {
+	if p.Can(permission) {
+		return nil
+	}
+	return refuse(ctx, w, meta, Event{Actor: p.User.ID, Reason: "missing permission " + permission}, err)
+}
+
+// forbidden is an EFORBIDDEN error with a message for the person.
+func forbidden(message string) error { return &domain.Error{Kind: domain.EFORBIDDEN, Message: message} }
+
+// limit is a throttle: at most max hits of one key per window.
+type limit struct {
+	prefix  string // keeps this limit's keys apart from the others'
+	reason  string // for the audit entry of a refusal
+	max     int
+	window  time.Duration
+	message string
+}
+
+// hit counts one hit of key; past the limit it records the refusal and
+// returns ETHROTTLED with the wait.
+func (l limit) hit(ctx context.Context, t Throttler, w AuditWriter, now Clock, key string, meta domain.RequestMeta, actor string) error {
+	hits, start, err := t.HitThrottle(ctx, l.prefix+key, l.window)
+	if err != nil {
+		return err
+	}
+	if hits <= l.max {
+		return nil
+	}
+	_ = record(ctx, w, meta, Event{Actor: actor, Action: domain.ActionThrottled, Reason: l.reason})
+	return throttled(start.Add(l.window).Sub(now()), l.message)
+}
+
+func throttled(wait time.Duration, message string) error {
+	secs := int(wait.Round(time.Second) / time.Second)
+	return &domain.Error{Kind: domain.ETHROTTLED, Message: message, RetryAfterSeconds: max(secs, 1)}
+}
+
+// notFound turns a store's ENOTFOUND into err, the product's message.
+func notFound(err, with error) error {
+	if domain.ErrorKind(err) == domain.ENOTFOUND {
+		return with
+	}
+	return err
 }

@@ -24,10 +24,8 @@ const (
 
 // A sharer may mail one recipient this many share codes an hour, so nobody's
 // mailbox can be flooded with codes (S3).
-const (
-	sharesPerRecipientHour = 30
-	shareThrottleWindow    = time.Hour
-)
+var sharesPerRecipient = limit{prefix: "share:", reason: "shares to one user", max: 30, window: time.Hour,
+	message: "Too many shares with this person in a short time. Please try again later."}
 
 // codePurposeShare keys the hash of share codes apart from every other code.
 const codePurposeShare = "share"
@@ -38,13 +36,13 @@ type SharingStore interface {
 	AuditWriter
 	UserByID(ctx context.Context, id string) (domain.User, error)
 	Image(ctx context.Context, id string) (domain.Image, error)
+	Throttler
 	Setting(ctx context.Context, key string) (json.RawMessage, error)
 	OpenShare(ctx context.Context, sh domain.Share, codeHash []byte) (revokedEarlier bool, err error)
 	TryShareCode(ctx context.Context, shareID, recipientID string, codeHash []byte, now time.Time, maxTries int) (found, matched bool, tries int, err error)
 	Share(ctx context.Context, id string) (domain.Share, error)
 	RevokeShare(ctx context.Context, id string, now time.Time) (bool, error)
 	MarkShareExpiryLogged(ctx context.Context, id string) (bool, error)
-	HitThrottle(ctx context.Context, key string, period time.Duration) (int, time.Time, error)
 	SentShares(ctx context.Context, sharerID string, page domain.Page) ([]domain.Share, int, error)
 }
 
@@ -79,44 +77,46 @@ type ShareRequest struct {
 // Share shares an image the caller uploaded (admins: any image) with another
 // active user, revoking that user's earlier share of it, and mails them the
 // sharing id and a fresh code.
-// Errors: EFORBIDDEN, EVALIDATION, ENOTFOUND.
+// Errors: EFORBIDDEN, EVALIDATION, ENOTFOUND, ETHROTTLED.
 func (s *SharingService) Share(ctx context.Context, p *domain.Principal, req ShareRequest, meta domain.RequestMeta) (domain.Share, error) {
-	if !p.Can(domain.PermImagesShare) {
-		return domain.Share{}, domain.Errorf(domain.EFORBIDDEN, "You are not allowed to share images.")
+	if err := require(ctx, s.store, p, domain.PermImagesShare, meta, forbidden("You are not allowed to share images.")); err != nil {
+		return domain.Share{}, err
+	}
+	req.ImageID, req.RecipientID = strings.TrimSpace(req.ImageID), strings.TrimSpace(req.RecipientID)
+	var missing fieldErrors
+	if req.ImageID == "" {
+		missing.add("imagemetadataId", "Please choose an image to share.")
+	}
+	if req.RecipientID == "" {
+		missing.add("createdfor", "Please choose a user to share with.")
+	}
+	if len(missing) > 0 {
+		return domain.Share{}, domain.ValidationError(missing[0].Message, missing...)
 	}
 	hours, err := s.lifetime(ctx, req.ExpiresInHours)
 	if err != nil {
 		return domain.Share{}, err
 	}
 	im, err := s.store.Image(ctx, req.ImageID)
-	if domain.ErrorKind(err) == domain.ENOTFOUND {
-		return domain.Share{}, errImageNotFound
-	} else if err != nil {
-		return domain.Share{}, err
+	if err != nil {
+		return domain.Share{}, notFound(err, errImageNotFound)
 	}
-	if im.UploadedBy.ID != p.User.ID && p.User.Role != domain.RoleAdmin {
-		_ = s.store.AppendAudit(ctx, audit(meta, p.User.ID, "access_denied", "images", im.ID, false, "share: not the uploader"))
-		return domain.Share{}, errImageNotFound
+	if im.UploadedBy.ID != p.User.ID && !p.IsAdmin() {
+		return domain.Share{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: im.ID, Reason: "share: not the uploader"}, errImageNotFound)
 	}
 	recipient, err := s.recipient(ctx, p, req.RecipientID)
 	if err != nil {
 		return domain.Share{}, err
 	}
-	hits, start, err := s.store.HitThrottle(ctx, "share:"+p.User.ID+":"+recipient.ID, shareThrottleWindow)
-	if err != nil {
+	if err := sharesPerRecipient.hit(ctx, s.store, s.store, s.now, p.User.ID+":"+recipient.ID, meta, p.User.ID); err != nil {
 		return domain.Share{}, err
-	}
-	if hits > sharesPerRecipientHour {
-		_ = s.store.AppendAudit(ctx, audit(meta, p.User.ID, "throttled", "shares", "", false, "shares to user "+recipient.ID))
-		return domain.Share{}, throttled(start.Add(shareThrottleWindow).Sub(s.now()), "Too many shares with this person in a short time. Please try again later.")
 	}
 
 	now := s.now().UTC()
 	sh := domain.Share{
 		ID: uuid.NewString(), ImageID: im.ID, Caption: im.Caption,
-		SharedBy:   domain.Person{ID: p.User.ID, Firstname: p.User.Firstname, Lastname: p.User.Lastname},
-		SharedWith: domain.Person{ID: recipient.ID, Firstname: recipient.Firstname, Lastname: recipient.Lastname},
-		CreatedAt:  now, ExpiresAt: now.Add(time.Duration(hours) * time.Hour),
+		SharedBy: domain.PersonOf(p.User), SharedWith: domain.PersonOf(recipient),
+		CreatedAt: now, ExpiresAt: now.Add(time.Duration(hours) * time.Hour),
 	}
 	code := secure.RandomDigits(domain.ShareCodeDigits)
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
@@ -125,18 +125,19 @@ func (s *SharingService) Share(ctx context.Context, p *domain.Principal, req Sha
 			return err
 		}
 		if replaced {
-			if err := s.store.AppendAudit(ctx, audit(meta, p.User.ID, "share_revoke", "images", im.ID, true, "replaced by share "+sh.ID)); err != nil {
+			if err := record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionShareRevoke, Table: domain.TableImages,
+				RecordID: im.ID, Success: true, Reason: "replaced by share " + sh.ID}); err != nil {
 				return err
 			}
 		}
-		return s.store.AppendAudit(ctx, audit(meta, p.User.ID, "share", "shares", sh.ID,
-			true, fmt.Sprintf("image %s with user %s for %d hours", im.ID, recipient.ID, hours)))
+		return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionShare, Table: domain.TableShares, RecordID: sh.ID,
+			Success: true, Reason: fmt.Sprintf("image %s with user %s for %d hours", im.ID, recipient.ID, hours)})
 	})
 	if err != nil {
 		return domain.Share{}, err
 	}
 	sharer := strings.TrimSpace(p.User.Firstname + " " + p.User.Lastname)
-	s.outbox.Send(s.templates.ShareCode(recipient.Email, recipient.Firstname, sharer, im.Caption, sh.ID, code, sh.ExpiresAt))
+	s.outbox.Send(s.templates.ShareCode(recipient.Email, mailName(recipient), sharer, sh.ID, code, sh.ExpiresAt))
 	return sh, nil
 }
 
@@ -188,12 +189,16 @@ func (s *SharingService) recipient(ctx context.Context, p *domain.Principal, id 
 // wrong code voids the share.
 // Errors: EVALIDATION/EINVALID (bad or wrong code), ENOTFOUND, EGONE (expired, void, revoked).
 func (s *SharingService) Verify(ctx context.Context, p *domain.Principal, shareID, code string, meta domain.RequestMeta) error {
+	shareID = strings.TrimSpace(shareID)
+	if shareID == "" {
+		msg := "Please enter the image sharing id."
+		return domain.ValidationError(msg, domain.FieldError{Field: "sharingRequestId", Message: msg})
+	}
 	code = strings.TrimSpace(code)
 	if !isDigits(code, domain.ShareCodeDigits) {
 		msg := "Please enter the 6-digit code."
 		return domain.ValidationError(msg, domain.FieldError{Field: "verificationCode", Message: msg})
 	}
-	shareID = strings.TrimSpace(shareID)
 	now := s.now().UTC()
 	var found, matched bool
 	var tries int
@@ -203,14 +208,16 @@ func (s *SharingService) Verify(ctx context.Context, p *domain.Principal, shareI
 		if err != nil || !found {
 			return err
 		}
-		if matched {
-			return s.store.AppendAudit(ctx, audit(meta, p.User.ID, "share_verify", "shares", shareID, true, ""))
+		verify := Event{Actor: p.User.ID, Action: domain.ActionShareVerify, Table: domain.TableShares, RecordID: shareID, Success: matched}
+		if !matched {
+			verify.Reason = "wrong code"
 		}
-		if err := s.store.AppendAudit(ctx, audit(meta, p.User.ID, "share_verify", "shares", shareID, false, "wrong code")); err != nil {
+		if err := record(ctx, s.store, meta, verify); err != nil || matched {
 			return err
 		}
 		if tries >= domain.ShareMaxCodeTries {
-			return s.store.AppendAudit(ctx, audit(meta, p.User.ID, "share_void", "shares", shareID, true, "too many wrong codes"))
+			return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionShareVoid, Table: domain.TableShares,
+				RecordID: shareID, Success: true, Reason: "too many wrong codes"})
 		}
 		return nil
 	})
@@ -237,14 +244,17 @@ func (s *SharingService) whyNotOpen(ctx context.Context, p *domain.Principal, sh
 	if err != nil && domain.ErrorKind(err) != domain.ENOTFOUND {
 		return err
 	}
+	failed := Event{Actor: p.User.ID, Action: domain.ActionShareVerify, Table: domain.TableShares, RecordID: auditID(shareID)}
 	if err != nil || sh.SharedWith.ID != p.User.ID {
-		if err := s.store.AppendAudit(ctx, audit(meta, p.User.ID, "share_verify", "shares", auditID(shareID), false, "no such share for this user")); err != nil {
+		failed.Reason = "no such share for this user"
+		if err := record(ctx, s.store, meta, failed); err != nil {
 			return err
 		}
 		return errShareNotFound
 	}
 	status := sh.Status(s.now())
-	if err := s.store.AppendAudit(ctx, audit(meta, p.User.ID, "share_verify", "shares", sh.ID, false, "share "+status)); err != nil {
+	failed.Reason = "share " + status
+	if err := record(ctx, s.store, meta, failed); err != nil {
 		return err
 	}
 	switch status {
@@ -285,8 +295,8 @@ func logShareExpiry(ctx context.Context, store shareExpiryLogger, sh domain.Shar
 		if err != nil || !first {
 			return err
 		}
-		return store.AppendAudit(ctx, audit(meta, actorID, "share_expired", "shares", sh.ID, true,
-			"expired at "+sh.ExpiresAt.UTC().Format(time.RFC3339)))
+		return record(ctx, store, meta, Event{Actor: actorID, Action: domain.ActionShareExpired, Table: domain.TableShares, RecordID: sh.ID,
+			Success: true, Reason: "expired at " + sh.ExpiresAt.UTC().Format(time.RFC3339)})
 	})
 }
 
@@ -295,36 +305,34 @@ func logShareExpiry(ctx context.Context, store shareExpiryLogger, sh domain.Shar
 // Errors: ENOTFOUND, EFORBIDDEN (the recipient).
 func (s *SharingService) Revoke(ctx context.Context, p *domain.Principal, shareID string, meta domain.RequestMeta) error {
 	sh, err := s.store.Share(ctx, shareID)
+	denied := Event{Actor: p.User.ID, Table: domain.TableShares, RecordID: auditID(shareID)}
 	if domain.ErrorKind(err) == domain.ENOTFOUND {
-		_ = s.store.AppendAudit(ctx, audit(meta, p.User.ID, "access_denied", "shares", auditID(shareID), false, "revoke: no such share"))
-		return errShareNotFound
+		denied.Reason = "revoke: no such share"
+		return refuse(ctx, s.store, meta, denied, errShareNotFound)
 	} else if err != nil {
 		return err
 	}
-	if sh.SharedBy.ID != p.User.ID && p.User.Role != domain.RoleAdmin {
-		_ = s.store.AppendAudit(ctx, audit(meta, p.User.ID, "access_denied", "shares", sh.ID, false, "revoke: not the sharer"))
+	if sh.SharedBy.ID != p.User.ID && !p.IsAdmin() {
+		denied.Reason = "revoke: not the sharer"
 		if sh.SharedWith.ID == p.User.ID {
-			return domain.Errorf(domain.EFORBIDDEN, "Only the sender or an admin can revoke a share.")
+			return refuse(ctx, s.store, meta, denied, forbidden("Only the sender or an admin can revoke a share."))
 		}
-		return errShareNotFound
+		return refuse(ctx, s.store, meta, denied, errShareNotFound)
 	}
 	return s.store.InTx(ctx, func(ctx context.Context) error {
 		revoked, err := s.store.RevokeShare(ctx, sh.ID, s.now().UTC())
 		if err != nil || !revoked {
 			return err
 		}
-		return s.store.AppendAudit(ctx, audit(meta, p.User.ID, "share_revoke", "shares", sh.ID, true, ""))
+		return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionShareRevoke, Table: domain.TableShares, RecordID: sh.ID, Success: true})
 	})
 }
 
 // Sent lists the shares the caller made, newest first. Errors: EFORBIDDEN.
-func (s *SharingService) Sent(ctx context.Context, p *domain.Principal, page domain.Page) ([]domain.Share, domain.PageOf, error) {
-	if !p.Can(domain.PermImagesShare) {
-		return nil, domain.PageOf{}, domain.Errorf(domain.EFORBIDDEN, "Only providers and admins share images.")
+func (s *SharingService) Sent(ctx context.Context, p *domain.Principal, page domain.Page, meta domain.RequestMeta) ([]domain.Share, domain.PageOf, error) {
+	if err := require(ctx, s.store, p, domain.PermImagesShare, meta, forbidden("Only providers and admins share images.")); err != nil {
+		return nil, domain.PageOf{}, err
 	}
 	shares, total, err := s.store.SentShares(ctx, p.User.ID, page)
 	return shares, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
 }
-
-// Now is the service's clock, for statuses computed outside it.
-func (s *SharingService) Now() time.Time { return s.now() }

@@ -1,10 +1,9 @@
 package service
 
 import (
-	"time"
-
 	"context"
 	"strings"
+	"time"
 
 	"github.com/medishare/medishare/internal/domain"
 )
@@ -21,7 +20,7 @@ type UserStore interface {
 	EraseUser(ctx context.Context, id string) error
 	ActiveAdminsLocked(ctx context.Context) (int, error)
 	RevokeUserSessions(ctx context.Context, userID, exceptSessionID, reason string) error
-	ListUsers(ctx context.Context, scope, callerID, role, search string, page domain.Page) ([]domain.User, int, error)
+	ListUsers(ctx context.Context, dir domain.Directory, role, search string, page domain.Page) ([]domain.User, int, error)
 	CountUsers(ctx context.Context) (int, error)
 	CountImages(ctx context.Context, uploadedBy string) (int, error)
 	CountPatientsOf(ctx context.Context, uploaderID string) (int, error)
@@ -43,14 +42,16 @@ func NewUserService(store UserStore, passwords PasswordHasher, now Clock) *UserS
 	return &UserService{store: store, passwords: passwords, now: now}
 }
 
-var errUserNotFound = domain.Errorf(domain.ENOTFOUND, "User not found.")
+var (
+	errUserNotFound = domain.Errorf(domain.ENOTFOUND, "User not found.")
+	errNotManager   = forbidden("You are not allowed to manage users.")
+)
 
-// UpdateProfile changes the caller's own profile; email, username and role
+// UpdateProfile replaces the caller's own profile; email, username and role
 // never change here (S7). Errors: EVALIDATION.
-func (s *UserService) UpdateProfile(ctx context.Context, p *domain.Principal, in ProfileInput, meta domain.RequestMeta) (domain.User, error) {
+func (s *UserService) UpdateProfile(ctx context.Context, p *domain.Principal, profile domain.Profile, meta domain.RequestMeta) (domain.User, error) {
 	var errs fieldErrors
-	profile := profileOf(p.User)
-	applyProfile(&errs, &profile, in, p.User.Role, s.now())
+	profile = normalizeProfile(&errs, profile, p.User.Role, s.now())
 	if err := errs.err(); err != nil {
 		return domain.User{}, err
 	}
@@ -60,7 +61,7 @@ func (s *UserService) UpdateProfile(ctx context.Context, p *domain.Principal, in
 		if user, err = s.store.UpdateProfile(ctx, p.User.ID, profile); err != nil {
 			return err
 		}
-		return s.store.AppendAudit(ctx, audit(meta, p.User.ID, "profile_update", "users", p.User.ID, true, ""))
+		return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionProfileUpdate, Table: domain.TableUsers, RecordID: p.User.ID, Success: true})
 	})
 	return user, err
 }
@@ -69,13 +70,9 @@ func (s *UserService) UpdateProfile(ctx context.Context, p *domain.Principal, in
 // erases its profile and ends its sessions; records and audit entries stay.
 // Errors: EVALIDATION (wrong password), ECONFLICT (the last admin).
 func (s *UserService) DeleteOwnAccount(ctx context.Context, p *domain.Principal, password string, meta domain.RequestMeta) error {
-	stored, err := s.store.PasswordHash(ctx, p.User.ID)
-	if err != nil {
+	event := Event{Actor: p.User.ID, Action: domain.ActionAccountDelete, Table: domain.TableUsers, RecordID: p.User.ID}
+	if err := checkOwnPassword(ctx, s.store, s.passwords, p, password, meta, event, "password", "Your password is not correct."); err != nil {
 		return err
-	}
-	if ok, err := s.passwords.Verify(ctx, stored, password); err != nil || !ok {
-		_ = s.store.AppendAudit(ctx, audit(meta, p.User.ID, "account_delete", "users", p.User.ID, false, "wrong password"))
-		return domain.ValidationError("Your password is not correct.", domain.FieldError{Field: "password", Message: "is not correct"})
 	}
 	return s.erase(ctx, p.User, p.User.ID, meta)
 }
@@ -92,7 +89,7 @@ func (s *UserService) erase(ctx context.Context, target domain.User, actorID str
 		if err := s.store.RevokeUserSessions(ctx, target.ID, "", "account deleted"); err != nil {
 			return err
 		}
-		return s.store.AppendAudit(ctx, audit(meta, actorID, "account_delete", "users", target.ID, true, ""))
+		return record(ctx, s.store, meta, Event{Actor: actorID, Action: domain.ActionAccountDelete, Table: domain.TableUsers, RecordID: target.ID, Success: true})
 	})
 }
 
@@ -112,31 +109,16 @@ func (s *UserService) keepAnAdmin(ctx context.Context, target domain.User) error
 	return nil
 }
 
-// directoryScope is who the caller may find in the directory (api.md).
-func directoryScope(p *domain.Principal) string {
-	switch p.User.Role {
-	case domain.RoleAdmin:
-		return "all"
-	case domain.RoleProvider:
-		return "provider"
-	default:
-		return "patient"
-	}
-}
-
 // List returns one page of the caller's directory. Errors: EFORBIDDEN, EVALIDATION.
-func (s *UserService) List(ctx context.Context, p *domain.Principal, search, role string, page domain.Page) ([]domain.User, domain.PageOf, error) {
-	if !p.Can(domain.PermUsersList) {
-		return nil, domain.PageOf{}, domain.Errorf(domain.EFORBIDDEN, "You are not allowed to see the user directory.")
+func (s *UserService) List(ctx context.Context, p *domain.Principal, search, role string, page domain.Page, meta domain.RequestMeta) ([]domain.User, domain.PageOf, error) {
+	if err := require(ctx, s.store, p, domain.PermUsersList, meta, forbidden("You are not allowed to see the user directory.")); err != nil {
+		return nil, domain.PageOf{}, err
 	}
-	if role != "" && role != domain.RolePatient && role != domain.RoleProvider && role != domain.RoleAdmin {
+	if role != "" && !domain.IsRole(role) {
 		return nil, domain.PageOf{}, domain.ValidationError("Please check the filters.", domain.FieldError{Field: "role", Message: "must be patient, healthProvider or admin"})
 	}
-	search = strings.TrimSpace(search)
-	if len(search) > 100 {
-		search = search[:100]
-	}
-	users, total, err := s.store.ListUsers(ctx, directoryScope(p), p.User.ID, role, escapeLike(search), page)
+	search = truncate(strings.TrimSpace(search), 100)
+	users, total, err := s.store.ListUsers(ctx, domain.DirectoryOf(p), role, escapeLike(search), page)
 	if err != nil {
 		return nil, domain.PageOf{}, err
 	}
@@ -146,16 +128,16 @@ func (s *UserService) List(ctx context.Context, p *domain.Principal, search, rol
 	return users, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, nil
 }
 
-// Get returns one user as the caller may see it. Errors: ENOTFOUND (missing
-// or outside the caller's directory).
+// Get returns one user as the caller may see it: the whole profile to the
+// user, to admins, and to a provider who uploaded an image for the patient
+// or shared one with them (api.md "Users"); the public part to others.
+// Errors: ENOTFOUND (missing or outside the caller's directory).
 func (s *UserService) Get(ctx context.Context, p *domain.Principal, id string) (domain.User, error) {
 	u, err := s.store.UserByID(ctx, id)
-	if domain.ErrorKind(err) == domain.ENOTFOUND {
-		return domain.User{}, errUserNotFound
-	} else if err != nil {
-		return domain.User{}, err
+	if err != nil {
+		return domain.User{}, notFound(err, errUserNotFound)
 	}
-	if !inDirectory(p, u) {
+	if !domain.DirectoryOf(p).Includes(u) {
 		return domain.User{}, errUserNotFound
 	}
 	if p.User.Role == domain.RoleProvider && u.Role == domain.RolePatient {
@@ -170,29 +152,13 @@ func (s *UserService) Get(ctx context.Context, p *domain.Principal, id string) (
 	return visibleTo(p, u), nil
 }
 
-func inDirectory(p *domain.Principal, u domain.User) bool {
-	if u.ID == p.User.ID {
-		return true
-	}
-	switch p.User.Role {
-	case domain.RoleAdmin:
-		return true
-	case domain.RoleProvider:
-		return u.Active && (u.Role == domain.RolePatient || u.Role == domain.RoleProvider)
-	default:
-		return u.Active && (u.Role == domain.RoleProvider || u.Role == domain.RoleAdmin)
-	}
-}
-
 // visibleTo hides contact and medical details from everyone but the user
-// and admins (Get shows them also to a provider who uploaded an image for
-// the patient or shared one with them, api.md).
+// and admins.
 func visibleTo(p *domain.Principal, u domain.User) domain.User {
-	if u.ID == p.User.ID || p.User.Role == domain.RoleAdmin {
+	if u.ID == p.User.ID || p.IsAdmin() {
 		return u
 	}
-	u.Phone, u.DOB, u.Gender, u.Address, u.City, u.State, u.Country, u.Zipcode = "", "", "", "", "", "", "", ""
-	u.TaxID, u.InsuranceNumber, u.BloodGroup, u.PrimPhysician = "", "", "", ""
+	u.Profile = u.Profile.Public()
 	return u
 }
 
@@ -206,20 +172,18 @@ type UserChange struct {
 // user's sessions, so the change takes effect at once (S5).
 // Errors: EFORBIDDEN, ENOTFOUND, EVALIDATION, ECONFLICT (last admin).
 func (s *UserService) Change(ctx context.Context, p *domain.Principal, id string, in UserChange, meta domain.RequestMeta) (domain.User, error) {
-	if !p.Can(domain.PermUsersManage) {
-		return domain.User{}, domain.Errorf(domain.EFORBIDDEN, "You are not allowed to manage users.")
+	if err := require(ctx, s.store, p, domain.PermUsersManage, meta, errNotManager); err != nil {
+		return domain.User{}, err
 	}
 	if in.Active == nil && in.Role == nil {
 		return domain.User{}, domain.ValidationError("Nothing to change: send active or role.")
 	}
-	if in.Role != nil && *in.Role != domain.RolePatient && *in.Role != domain.RoleProvider && *in.Role != domain.RoleAdmin {
+	if in.Role != nil && !domain.IsRole(*in.Role) {
 		return domain.User{}, domain.ValidationError("Please check the highlighted fields.", domain.FieldError{Field: "role", Message: "must be patient, healthProvider or admin"})
 	}
 	target, err := s.store.UserByID(ctx, id)
-	if domain.ErrorKind(err) == domain.ENOTFOUND {
-		return domain.User{}, errUserNotFound
-	} else if err != nil {
-		return domain.User{}, err
+	if err != nil {
+		return domain.User{}, notFound(err, errUserNotFound)
 	}
 	var user domain.User
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
@@ -249,7 +213,8 @@ func (s *UserService) Change(ctx context.Context, p *domain.Principal, id string
 		if err := s.store.RevokeUserSessions(ctx, id, "", "changed by an admin"); err != nil {
 			return err
 		}
-		return s.store.AppendAudit(ctx, audit(meta, p.User.ID, "user_update", "users", id, true, strings.Join(reasons, "; ")))
+		return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionUserUpdate, Table: domain.TableUsers, RecordID: id,
+			Success: true, Reason: strings.Join(reasons, "; ")})
 	})
 	return user, err
 }
@@ -264,14 +229,12 @@ func boolWord(b bool) string {
 // Delete removes another user's account (admin). Errors: EFORBIDDEN,
 // ENOTFOUND, ECONFLICT (last admin).
 func (s *UserService) Delete(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) error {
-	if !p.Can(domain.PermUsersManage) {
-		return domain.Errorf(domain.EFORBIDDEN, "You are not allowed to manage users.")
+	if err := require(ctx, s.store, p, domain.PermUsersManage, meta, errNotManager); err != nil {
+		return err
 	}
 	target, err := s.store.UserByID(ctx, id)
-	if domain.ErrorKind(err) == domain.ENOTFOUND {
-		return errUserNotFound
-	} else if err != nil {
-		return err
+	if err != nil {
+		return notFound(err, errUserNotFound)
 	}
 	return s.erase(ctx, target, p.User.ID, meta)
 }
@@ -284,7 +247,7 @@ type Stats struct {
 // Stats returns the dashboard counts: the whole system for admins; a
 // provider's own uploads, own patients (those they uploaded for) and the
 // images they share now (open, unexpired shares). Errors: EFORBIDDEN.
-func (s *UserService) Stats(ctx context.Context, p *domain.Principal) (Stats, error) {
+func (s *UserService) Stats(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (Stats, error) {
 	var st Stats
 	var err error
 	switch p.User.Role {
@@ -303,23 +266,24 @@ func (s *UserService) Stats(ctx context.Context, p *domain.Principal) (Stats, er
 			st.SharedImages, err = s.store.CountSharedImages(ctx, p.User.ID, s.now())
 		}
 	default:
-		return Stats{}, domain.Errorf(domain.EFORBIDDEN, "The dashboard is for providers and admins.")
+		return Stats{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "dashboard: role " + p.User.Role},
+			forbidden("The dashboard is for providers and admins."))
 	}
 	return st, err
 }
 
 // Roles lists roles with their permissions. Errors: EFORBIDDEN.
-func (s *UserService) Roles(ctx context.Context, p *domain.Principal) ([]domain.RoleInfo, error) {
-	if !p.Can(domain.PermRolesRead) {
-		return nil, domain.Errorf(domain.EFORBIDDEN, "You are not allowed to see roles.")
+func (s *UserService) Roles(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) ([]domain.RoleInfo, error) {
+	if err := require(ctx, s.store, p, domain.PermRolesRead, meta, forbidden("You are not allowed to see roles.")); err != nil {
+		return nil, err
 	}
 	return s.store.Roles(ctx)
 }
 
 // Permissions lists every permission. Errors: EFORBIDDEN.
-func (s *UserService) Permissions(ctx context.Context, p *domain.Principal) ([]domain.PermissionInfo, error) {
-	if !p.Can(domain.PermRolesRead) {
-		return nil, domain.Errorf(domain.EFORBIDDEN, "You are not allowed to see permissions.")
+func (s *UserService) Permissions(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) ([]domain.PermissionInfo, error) {
+	if err := require(ctx, s.store, p, domain.PermRolesRead, meta, forbidden("You are not allowed to see permissions.")); err != nil {
+		return nil, err
 	}
 	return s.store.Permissions(ctx)
 }

@@ -97,73 +97,59 @@ func validateDOB(errs *fieldErrors, value string, now time.Time) string {
 	return value
 }
 
-// ProfileInput holds the profile fields a request sent; nil means "not sent".
-type ProfileInput struct {
-	Firstname, Lastname, Phone, DOB, Gender, Address, City, State, Country, Zipcode,
-	Bio, TaxID, LicenseNumber, InsuranceNumber, BloodGroup, PrimPhysician, Specialization *string
+// profileRule is how one profile field is checked: its name in requests
+// (for field errors), its longest value, and which role keeps it ("" for
+// every role).
+type profileRule struct {
+	name  string
+	max   int
+	role  string
+	field func(*domain.Profile) *string
 }
 
-// applyProfile validates in and merges it into p, keeping only the fields of
-// role (product.md §5): provider details for providers, patient details for
-// patients. Admins keep neither.
-func applyProfile(errs *fieldErrors, p *domain.Profile, in ProfileInput, role string, now time.Time) {
-	set := func(dst *string, src *string, field string, max int) {
-		if src != nil {
-			*dst = cleanText(errs, field, *src, max)
+// profileRules are the free-text fields of product.md §7. The date of
+// birth and gender have rules of their own.
+var profileRules = []profileRule{
+	{"firstname", 100, "", func(p *domain.Profile) *string { return &p.Firstname }},
+	{"lastname", 100, "", func(p *domain.Profile) *string { return &p.Lastname }},
+	{"phone", 30, "", func(p *domain.Profile) *string { return &p.Phone }},
+	{"address", 200, "", func(p *domain.Profile) *string { return &p.Address }},
+	{"city", 100, "", func(p *domain.Profile) *string { return &p.City }},
+	{"state", 100, "", func(p *domain.Profile) *string { return &p.State }},
+	{"country", 100, "", func(p *domain.Profile) *string { return &p.Country }},
+	{"zipcode", 20, "", func(p *domain.Profile) *string { return &p.Zipcode }},
+	{"bio", 2000, "", func(p *domain.Profile) *string { return &p.Bio }},
+	{"taxid", 50, domain.RoleProvider, func(p *domain.Profile) *string { return &p.TaxID }},
+	{"licensenumber", 50, domain.RoleProvider, func(p *domain.Profile) *string { return &p.LicenseNumber }},
+	{"insurancenumber", 50, domain.RoleProvider, func(p *domain.Profile) *string { return &p.InsuranceNumber }},
+	{"specialization", 100, domain.RoleProvider, func(p *domain.Profile) *string { return &p.Specialization }},
+	{"bloodgroup", 10, domain.RolePatient, func(p *domain.Profile) *string { return &p.BloodGroup }},
+	{"primphysician", 100, domain.RolePatient, func(p *domain.Profile) *string { return &p.PrimPhysician }},
+}
+
+// normalizeProfile validates a whole profile for a role and returns it
+// cleaned: text trimmed, the gender spelled one way, and the fields of other
+// roles emptied (product.md §5): provider details for providers, patient
+// details for patients, neither for admins.
+func normalizeProfile(errs *fieldErrors, in domain.Profile, role string, now time.Time) domain.Profile {
+	out := in
+	for _, r := range profileRules {
+		value := r.field(&out)
+		if r.role != "" && r.role != role {
+			*value = ""
+			continue
 		}
+		*value = cleanText(errs, r.name, *value, r.max)
 	}
-	set(&p.Firstname, in.Firstname, "firstname", 100)
-	set(&p.Lastname, in.Lastname, "lastname", 100)
-	set(&p.Phone, in.Phone, "phone", 30)
-	set(&p.Address, in.Address, "address", 200)
-	set(&p.City, in.City, "city", 100)
-	set(&p.State, in.State, "state", 100)
-	set(&p.Country, in.Country, "country", 100)
-	set(&p.Zipcode, in.Zipcode, "zipcode", 20)
-	set(&p.Bio, in.Bio, "bio", 2000)
-	if in.DOB != nil {
-		p.DOB = validateDOB(errs, *in.DOB, now)
-	}
-	if in.Gender != nil {
-		p.Gender = normalizeGender(errs, *in.Gender)
-	}
-	switch role {
-	case domain.RoleProvider:
-		set(&p.TaxID, in.TaxID, "taxid", 50)
-		set(&p.LicenseNumber, in.LicenseNumber, "licensenumber", 50)
-		set(&p.InsuranceNumber, in.InsuranceNumber, "insurancenumber", 50)
-		set(&p.Specialization, in.Specialization, "specialization", 100)
-		p.BloodGroup, p.PrimPhysician = "", ""
-	case domain.RolePatient:
-		set(&p.BloodGroup, in.BloodGroup, "bloodgroup", 10)
-		set(&p.PrimPhysician, in.PrimPhysician, "primphysician", 100)
-		p.TaxID, p.LicenseNumber, p.InsuranceNumber, p.Specialization = "", "", "", ""
-	default:
-		p.TaxID, p.LicenseNumber, p.InsuranceNumber, p.Specialization, p.BloodGroup, p.PrimPhysician = "", "", "", "", "", ""
-	}
-	if p.Firstname == "" {
+	out.DOB = validateDOB(errs, in.DOB, now)
+	out.Gender = normalizeGender(errs, in.Gender)
+	if out.Firstname == "" {
 		errs.add("firstname", "is required")
 	}
-	if p.Lastname == "" {
+	if out.Lastname == "" {
 		errs.add("lastname", "is required")
 	}
-}
-
-func profileOf(u domain.User) domain.Profile {
-	return domain.Profile{
-		Firstname: u.Firstname, Lastname: u.Lastname, Phone: u.Phone, DOB: u.DOB, Gender: u.Gender,
-		Address: u.Address, City: u.City, State: u.State, Country: u.Country, Zipcode: u.Zipcode, Bio: u.Bio,
-		TaxID: u.TaxID, LicenseNumber: u.LicenseNumber, InsuranceNumber: u.InsuranceNumber,
-		BloodGroup: u.BloodGroup, PrimPhysician: u.PrimPhysician, Specialization: u.Specialization,
-	}
-}
-
-func withProfile(u domain.User, p domain.Profile) domain.User {
-	u.Firstname, u.Lastname, u.Phone, u.DOB, u.Gender = p.Firstname, p.Lastname, p.Phone, p.DOB, p.Gender
-	u.Address, u.City, u.State, u.Country, u.Zipcode, u.Bio = p.Address, p.City, p.State, p.Country, p.Zipcode, p.Bio
-	u.TaxID, u.LicenseNumber, u.InsuranceNumber = p.TaxID, p.LicenseNumber, p.InsuranceNumber
-	u.BloodGroup, u.PrimPhysician, u.Specialization = p.BloodGroup, p.PrimPhysician, p.Specialization
-	return u
+	return out
 }
 
 // escapeLike makes user text safe inside a LIKE pattern (S23).

@@ -16,7 +16,7 @@ func (s *Store) AppendAudit(ctx context.Context, e domain.AuditEntry) error {
 		status = "success"
 	}
 	return translate(s.q(ctx).AppendAudit(ctx, db.AppendAuditParams{
-		ActorID: optionalID(e.ActorID), Action: e.Action, TableName: e.Table, RecordID: e.RecordID,
+		ActorID: optionalID(e.ActorID), Action: string(e.Action), TableName: string(e.Table), RecordID: e.RecordID,
 		Ip: e.IP, UserAgent: e.UserAgent, Status: status, Reason: e.Reason,
 	}))
 }

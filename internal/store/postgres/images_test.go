@@ -17,7 +17,7 @@ func newUser(t *testing.T, store *postgres.Store, role string) domain.User {
 	n := make([]byte, 4)
 	_, _ = rand.Read(n)
 	u, err := store.CreateUser(context.Background(), domain.User{
-		Email: fmt.Sprintf("u%x@clinic.test", n), Username: fmt.Sprintf("u%x", n), Role: role, Firstname: "F", Lastname: "L",
+		Email: fmt.Sprintf("u%x@clinic.test", n), Username: fmt.Sprintf("u%x", n), Role: role, Profile: domain.Profile{Firstname: "F", Lastname: "L"},
 	}, "hash")
 	if err != nil {
 		t.Fatal(err)

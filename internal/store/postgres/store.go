@@ -78,11 +78,13 @@ func textOf(s string) pgtype.Text { return pgtype.Text{String: s, Valid: s != ""
 func toUser(u db.User) domain.User {
 	out := domain.User{
 		ID: u.ID.String(), Email: u.Email, Username: u.Username, Role: u.Role, Active: u.Active,
-		Verified: u.Verified, Firstname: u.Firstname, Lastname: u.Lastname, Phone: u.Phone,
-		Gender: u.Gender.String, Address: u.Address, City: u.City, State: u.State, Country: u.Country,
-		Zipcode: u.Zipcode, Bio: u.Bio, TaxID: u.Taxid, LicenseNumber: u.Licensenumber,
-		InsuranceNumber: u.Insurancenumber, BloodGroup: u.Bloodgroup, PrimPhysician: u.Primphysician,
-		Specialization: u.Specialization, CreatedAt: u.CreatedAt,
+		Verified: u.Verified, CreatedAt: u.CreatedAt,
+		Profile: domain.Profile{
+			Firstname: u.Firstname, Lastname: u.Lastname, Phone: u.Phone, Gender: u.Gender.String,
+			Address: u.Address, City: u.City, State: u.State, Country: u.Country, Zipcode: u.Zipcode,
+			Bio: u.Bio, TaxID: u.Taxid, LicenseNumber: u.Licensenumber, InsuranceNumber: u.Insurancenumber,
+			Specialization: u.Specialization, BloodGroup: u.Bloodgroup, PrimPhysician: u.Primphysician,
+		},
 	}
 	if u.Dob.Valid {
 		out.DOB = u.Dob.Time.Format("2006-01-02")

@@ -7,24 +7,21 @@ import (
 	"github.com/medishare/medishare/internal/store/postgres/db"
 )
 
-// CreateUser stores a new account. Errors: ECONFLICT (email or username taken), EINVALID.
+// CreateUser stores a new account with its profile.
+// Errors: ECONFLICT (email or username taken), EVALIDATION.
 func (s *Store) CreateUser(ctx context.Context, n domain.User, passwordHash string) (domain.User, error) {
-	dob, err := dateOf(n.DOB)
-	if err != nil {
-		return domain.User{}, err
-	}
-	u, err := s.q(ctx).CreateUser(ctx, db.CreateUserParams{
-		Email: n.Email, Username: n.Username, PasswordHash: passwordHash, Role: n.Role,
-		Firstname: n.Firstname, Lastname: n.Lastname, Phone: n.Phone, Dob: dob, Gender: textOf(n.Gender),
-		Address: n.Address, City: n.City, State: n.State, Country: n.Country, Zipcode: n.Zipcode,
-		Bio: n.Bio, Taxid: n.TaxID, Licensenumber: n.LicenseNumber, Insurancenumber: n.InsuranceNumber,
-		Bloodgroup: n.BloodGroup, Primphysician: n.PrimPhysician, Specialization: n.Specialization,
-		Verified: n.Verified,
+	var user domain.User
+	err := s.InTx(ctx, func(ctx context.Context) error {
+		id, err := s.q(ctx).CreateUser(ctx, db.CreateUserParams{
+			Email: n.Email, Username: n.Username, PasswordHash: passwordHash, Role: n.Role, Verified: n.Verified,
+		})
+		if err != nil {
+			return translate(err)
+		}
+		user, err = s.UpdateProfile(ctx, id.String(), n.Profile)
+		return err
 	})
-	if err != nil {
-		return domain.User{}, translate(err)
-	}
-	return toUser(u), nil
+	return user, err
 }
 
 // UserByID returns a user that was not deleted. Errors: ENOTFOUND.
@@ -153,11 +150,11 @@ func (s *Store) ActiveAdminsLocked(ctx context.Context) (int, error) {
 	return int(n), translate(err)
 }
 
-// ListUsers returns one page of the directory and the total count.
-func (s *Store) ListUsers(ctx context.Context, scope, callerID, role, search string, page domain.Page) ([]domain.User, int, error) {
+// ListUsers returns one page of a directory and the total count.
+func (s *Store) ListUsers(ctx context.Context, dir domain.Directory, role, search string, page domain.Page) ([]domain.User, int, error) {
 	rows, err := s.q(ctx).ListUsers(ctx, db.ListUsersParams{
-		Scope: scope, CallerID: optionalID(callerID).Bytes, Role: role, Search: search,
-		PageOffset: int32(page.Offset()), PageLimit: int32(page.Limit),
+		CallerID: optionalID(dir.CallerID).Bytes, AnyRole: dir.Roles == nil, Roles: dir.Roles, ActiveOnly: dir.ActiveOnly,
+		Role: role, Search: search, PageOffset: int32(page.Offset()), PageLimit: int32(page.Limit),
 	})
 	if err != nil {
 		return nil, 0, translate(err)
@@ -170,7 +167,7 @@ func (s *Store) ListUsers(ctx context.Context, scope, callerID, role, search str
 	}
 	if len(rows) == 0 && page.Page > 1 {
 		// Past the last page the window function has no row to report the total on.
-		_, total, err = s.ListUsers(ctx, scope, callerID, role, search, domain.Page{Page: 1, Limit: 1})
+		_, total, err = s.ListUsers(ctx, dir, role, search, domain.Page{Page: 1, Limit: 1})
 		if err != nil {
 			return nil, 0, err
 		}

@@ -48,15 +48,13 @@ func randomKey() []byte {
 
 // App is a running stack.
 type App struct {
-	URL     string
-	Store   *postgres.Store
-	DB      *postgres.DB
-	Mailbox *Mailbox
-	Outbox  *service.Outbox
-	Clock   *Clock
-	Tokens  *service.Tokens
-	Images  *service.ImageService
-	BlobDir string // where the FS blob store keeps contents
+	URL      string
+	Store    *postgres.Store
+	DB       *postgres.DB
+	Mailbox  *Mailbox
+	Services *service.Services
+	Clock    *Clock
+	BlobDir  string // where the FS blob store keeps contents
 }
 
 // Clock is a settable clock; it follows the real time until Set.
@@ -98,15 +96,7 @@ func New(t testing.TB) *App {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := postgres.NewStore(db)
 	clock := &Clock{}
-	passwords := secure.NewPasswords(4)
-	outbox := service.NewOutbox(mailer, logger)
-	t.Cleanup(outbox.Wait)
-	tokens := service.NewTokens(JWTSecret, "http://medishare.test", clock.Now)
-	templates := mail.Templates{PublicURL: "http://medishare.test", Now: clock.Now}
-	auth := service.NewAuthService(store, passwords, keys, tokens, outbox, templates, clock.Now)
-	users := service.NewUserService(store, passwords, clock.Now)
 	blobDir := t.TempDir()
 	blobs, err := blob.NewFS(blobDir)
 	if err != nil {
@@ -116,15 +106,21 @@ func New(t testing.TB) *App {
 	if err != nil {
 		t.Fatal(err)
 	}
-	images := service.NewImageService(store, blobs, envelope, keys.Subkey("signed-urls"), logger, clock.Now)
+	store := postgres.NewStore(db)
+	services := service.New(service.Config{
+		Store: store, Blobs: blobs, Keys: envelope, Secrets: keys, Passwords: secure.NewPasswords(4),
+		Mailer: mailer, Templates: mail.Templates{PublicURL: "http://medishare.test", Now: clock.Now},
+		TokenSecret: JWTSecret, Issuer: "http://medishare.test", LinkKey: keys.Subkey("signed-urls"),
+		Logger: logger, Now: clock.Now,
+	})
+	t.Cleanup(services.Background.Wait)
 	router := httpapi.NewRouter(httpapi.Deps{
-		Logger: logger, Readiness: httpapi.NewReadiness(), WebApp: fstest.MapFS{},
-		Auth: auth, Users: users, Images: images, Sharing: service.NewSharingService(store, keys, outbox, templates, clock.Now), Audit: store,
+		Logger: logger, Readiness: httpapi.NewReadiness(), WebApp: fstest.MapFS{}, PublicURL: "http://medishare.test",
+		Services: services,
 	})
 	srv := httptest.NewServer(router)
 	t.Cleanup(srv.Close)
-	return &App{URL: srv.URL, Store: store, DB: db, Mailbox: box, Outbox: outbox, Clock: clock, Tokens: tokens,
-		Images: images, BlobDir: blobDir}
+	return &App{URL: srv.URL, Store: store, DB: db, Mailbox: box, Services: services, Clock: clock, BlobDir: blobDir}
 }
 
 // Response is an answer, with its JSON body decoded when there is one.
@@ -236,6 +232,12 @@ func (c *Client) SetCookie(t testing.TB, name, value string) {
 // Do sends a request; body is marshalled to JSON unless it is a string or nil.
 func (c *Client) Do(t testing.TB, method, path string, body any) *Response {
 	t.Helper()
+	return c.DoWith(t, method, path, body, nil)
+}
+
+// DoWith is Do with extra request headers.
+func (c *Client) DoWith(t testing.TB, method, path string, body any, header map[string]string) *Response {
+	t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -254,6 +256,9 @@ func (c *Client) Do(t testing.TB, method, path string, body any) *Response {
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
 	}
 	return c.send(t, req)
 }
@@ -312,9 +317,7 @@ func (a *App) SignUp(t testing.TB, role string) *Person {
 	reg := Registration(role)
 	p := &Person{Email: reg["email"].(string), Username: reg["username"].(string), Password: reg["password"].(string), Role: role, Client: a.Client()}
 	if role == domain.RoleAdmin {
-		keys, _ := secure.NewKeys(MasterKey)
-		auth := service.NewAuthService(a.Store, secure.NewPasswords(2), keys, a.Tokens, a.Outbox, mail.Templates{}, a.Clock.Now)
-		u, err := auth.CreateAccount(context.Background(), p.Email, p.Username, p.Password, role, "Admin", "Person")
+		u, err := a.Services.Registration.CreateAccount(context.Background(), p.Email, p.Username, p.Password, role, "Admin", "Person")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -427,6 +430,17 @@ func (b *Mailbox) All(to string) []Mail {
 		}
 	}
 	return out
+}
+
+// Count is the number of messages to an address whose text contains subject.
+func (b *Mailbox) Count(to, subject string) int {
+	n := 0
+	for _, m := range b.All(to) {
+		if strings.Contains(m.Data, subject) {
+			n++
+		}
+	}
+	return n
 }
 
 // Wait returns the newest message to an address whose text contains

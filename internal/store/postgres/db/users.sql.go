@@ -35,99 +35,32 @@ func (q *Queries) CountUsers(ctx context.Context) (int64, error) {
 }
 
 const createUser = `-- name: CreateUser :one
-INSERT INTO users (
-    email, username, password_hash, role, firstname, lastname, phone, dob, gender,
-    address, city, state, country, zipcode, bio, taxid, licensenumber,
-    insurancenumber, bloodgroup, primphysician, specialization, verified
-) VALUES (
-    $1, $2, $3, $4, $5, $6, $7, $8, $9,
-    $10, $11, $12, $13, $14, $15, $16, $17,
-    $18, $19, $20, $21, $22
-)
-RETURNING id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at
+INSERT INTO users (email, username, password_hash, role, verified)
+VALUES ($1, $2, $3, $4, $5)
+RETURNING id
 `
 
 type CreateUserParams struct {
-	Email           string
-	Username        string
-	PasswordHash    string
-	Role            string
-	Firstname       string
-	Lastname        string
-	Phone           string
-	Dob             pgtype.Date
-	Gender          pgtype.Text
-	Address         string
-	City            string
-	State           string
-	Country         string
-	Zipcode         string
-	Bio             string
-	Taxid           string
-	Licensenumber   string
-	Insurancenumber string
-	Bloodgroup      string
-	Primphysician   string
-	Specialization  string
-	Verified        bool
+	Email        string
+	Username     string
+	PasswordHash string
+	Role         string
+	Verified     bool
 }
 
-func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, error) {
+// The account only; Store.CreateUser writes the profile with UpdateUserProfile
+// in the same transaction, so the profile's columns are listed once.
+func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (uuid.UUID, error) {
 	row := q.db.QueryRow(ctx, createUser,
 		arg.Email,
 		arg.Username,
 		arg.PasswordHash,
 		arg.Role,
-		arg.Firstname,
-		arg.Lastname,
-		arg.Phone,
-		arg.Dob,
-		arg.Gender,
-		arg.Address,
-		arg.City,
-		arg.State,
-		arg.Country,
-		arg.Zipcode,
-		arg.Bio,
-		arg.Taxid,
-		arg.Licensenumber,
-		arg.Insurancenumber,
-		arg.Bloodgroup,
-		arg.Primphysician,
-		arg.Specialization,
 		arg.Verified,
 	)
-	var i User
-	err := row.Scan(
-		&i.ID,
-		&i.Email,
-		&i.Username,
-		&i.PasswordHash,
-		&i.Role,
-		&i.Active,
-		&i.Verified,
-		&i.Firstname,
-		&i.Lastname,
-		&i.Phone,
-		&i.Dob,
-		&i.Gender,
-		&i.Address,
-		&i.City,
-		&i.State,
-		&i.Country,
-		&i.Zipcode,
-		&i.Bio,
-		&i.Taxid,
-		&i.Licensenumber,
-		&i.Insurancenumber,
-		&i.Bloodgroup,
-		&i.Primphysician,
-		&i.Specialization,
-		&i.DeletedAt,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-	)
-	return i, err
+	var id uuid.UUID
+	err := row.Scan(&id)
+	return id, err
 }
 
 const eraseUser = `-- name: EraseUser :exec
@@ -230,22 +163,23 @@ const listUsers = `-- name: ListUsers :many
 SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, count(*) OVER () AS total
 FROM users u
 WHERE u.deleted_at IS NULL
-  AND ($1::text = 'all'
-       OR ($1::text = 'provider' AND u.active AND u.role IN ('patient', 'healthProvider'))
-       OR ($1::text = 'patient' AND u.active AND (u.role IN ('healthProvider', 'admin') OR u.id = $2)))
-  AND ($3::text = '' OR u.role = $3::text)
-  AND ($4::text = ''
-       OR u.firstname ILIKE '%' || $4::text || '%'
-       OR u.lastname ILIKE '%' || $4::text || '%'
-       OR (u.firstname || ' ' || u.lastname) ILIKE '%' || $4::text || '%'
-       OR u.email ILIKE '%' || $4::text || '%')
+  AND (u.id = $1
+       OR (($2::boolean OR u.role = ANY ($3::text[])) AND (u.active OR NOT $4::boolean)))
+  AND ($5::text = '' OR u.role = $5::text)
+  AND ($6::text = ''
+       OR u.firstname ILIKE '%' || $6::text || '%'
+       OR u.lastname ILIKE '%' || $6::text || '%'
+       OR (u.firstname || ' ' || u.lastname) ILIKE '%' || $6::text || '%'
+       OR u.email ILIKE '%' || $6::text || '%')
 ORDER BY u.lastname, u.firstname, u.id
-LIMIT $6 OFFSET $5
+LIMIT $8 OFFSET $7
 `
 
 type ListUsersParams struct {
-	Scope      string
 	CallerID   uuid.UUID
+	AnyRole    bool
+	Roles      []string
+	ActiveOnly bool
 	Role       string
 	Search     string
 	PageOffset int32
@@ -257,14 +191,16 @@ type ListUsersRow struct {
 	Total int64
 }
 
-// The directory, filtered by scope. @scope: 'all' (admins), 'provider'
-// (active patients and providers), 'patient' (providers, admins and
-// @caller_id itself). @search matches first name, last name or email; its
-// LIKE wildcards are escaped by the caller.
+// One page of a directory (domain.Directory): the caller, and the users of
+// @roles (any role when @any_role), active ones only when @active_only.
+// @search matches first name, last name or email; its LIKE wildcards are
+// escaped by the caller.
 func (q *Queries) ListUsers(ctx context.Context, arg ListUsersParams) ([]ListUsersRow, error) {
 	rows, err := q.db.Query(ctx, listUsers,
-		arg.Scope,
 		arg.CallerID,
+		arg.AnyRole,
+		arg.Roles,
+		arg.ActiveOnly,
 		arg.Role,
 		arg.Search,
 		arg.PageOffset,

@@ -1,14 +1,9 @@
 -- name: CreateUser :one
-INSERT INTO users (
-    email, username, password_hash, role, firstname, lastname, phone, dob, gender,
-    address, city, state, country, zipcode, bio, taxid, licensenumber,
-    insurancenumber, bloodgroup, primphysician, specialization, verified
-) VALUES (
-    @email, @username, @password_hash, @role, @firstname, @lastname, @phone, @dob, @gender,
-    @address, @city, @state, @country, @zipcode, @bio, @taxid, @licensenumber,
-    @insurancenumber, @bloodgroup, @primphysician, @specialization, @verified
-)
-RETURNING *;
+-- The account only; Store.CreateUser writes the profile with UpdateUserProfile
+-- in the same transaction, so the profile's columns are listed once.
+INSERT INTO users (email, username, password_hash, role, verified)
+VALUES (@email, @username, @password_hash, @role, @verified)
+RETURNING id;
 
 -- name: GetUserByID :one
 SELECT * FROM users WHERE id = $1 AND deleted_at IS NULL;
@@ -61,16 +56,15 @@ SELECT count(*) FROM users WHERE role = 'admin' AND active AND deleted_at IS NUL
 SELECT pg_advisory_xact_lock(727003);
 
 -- name: ListUsers :many
--- The directory, filtered by scope. @scope: 'all' (admins), 'provider'
--- (active patients and providers), 'patient' (providers, admins and
--- @caller_id itself). @search matches first name, last name or email; its
--- LIKE wildcards are escaped by the caller.
+-- One page of a directory (domain.Directory): the caller, and the users of
+-- @roles (any role when @any_role), active ones only when @active_only.
+-- @search matches first name, last name or email; its LIKE wildcards are
+-- escaped by the caller.
 SELECT sqlc.embed(u), count(*) OVER () AS total
 FROM users u
 WHERE u.deleted_at IS NULL
-  AND (@scope::text = 'all'
-       OR (@scope::text = 'provider' AND u.active AND u.role IN ('patient', 'healthProvider'))
-       OR (@scope::text = 'patient' AND u.active AND (u.role IN ('healthProvider', 'admin') OR u.id = @caller_id)))
+  AND (u.id = @caller_id
+       OR ((@any_role::boolean OR u.role = ANY (@roles::text[])) AND (u.active OR NOT @active_only::boolean)))
   AND (@role::text = '' OR u.role = @role::text)
   AND (@search::text = ''
        OR u.firstname ILIKE '%' || @search::text || '%'

@@ -1,0 +1,229 @@
+package service
+
+import (
+	"context"
+	"errors"
+
+	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/mail"
+	"github.com/medishare/medishare/internal/secure"
+)
+
+// PasswordStore is what password changes and resets need from the database.
+type PasswordStore interface {
+	CodeStore
+	UserByEmail(ctx context.Context, email string) (domain.User, string, error)
+	UserByID(ctx context.Context, id string) (domain.User, error)
+	PasswordHash(ctx context.Context, id string) (string, error)
+	SetPassword(ctx context.Context, id, hash string) error
+	RevokeUserSessions(ctx context.Context, userID, exceptSessionID, reason string) error
+	UseLinkToken(ctx context.Context, tokenHash []byte) (string, error)
+}
+
+// PasswordService resets and changes passwords.
+type PasswordService struct {
+	store      PasswordStore
+	passwords  PasswordHasher
+	secrets    SecretHasher
+	codes      codes
+	background *Background
+	outbox     *Outbox
+	templates  mail.Templates
+	now        Clock
+}
+
+// NewPasswordService wires the password use cases.
+func NewPasswordService(store PasswordStore, passwords PasswordHasher, secrets SecretHasher, background *Background, outbox *Outbox, templates mail.Templates, now Clock) *PasswordService {
+	return &PasswordService{store: store, passwords: passwords, secrets: secrets, codes: codes{store: store, secrets: secrets, now: now},
+		background: background, outbox: outbox, templates: templates, now: now}
+}
+
+// ForgotPassword mails a 6-digit code and a reset link to an active account.
+// The answer, and its timing, are the same whether or not the account
+// exists (S2): the lookup and the codes happen after the response.
+// Errors: EVALIDATION, ETHROTTLED.
+func (s *PasswordService) ForgotPassword(ctx context.Context, email string, meta domain.RequestMeta) error {
+	email, ok := normalizeEmail(email)
+	if !ok {
+		return errEmailRequired
+	}
+	if err := codeRequests.hit(ctx, s.store, s.store, s.now, "reset:"+email, meta, ""); err != nil {
+		return err
+	}
+	s.background.Go("password reset code", func(ctx context.Context) error {
+		return s.mailResetCode(ctx, email, meta)
+	})
+	return nil
+}
+
+func (s *PasswordService) mailResetCode(ctx context.Context, email string, meta domain.RequestMeta) error {
+	user, _, err := s.store.UserByEmail(ctx, email)
+	if err != nil || !user.Active {
+		return notFound(err, nil)
+	}
+	code, link := secure.RandomDigits(6), secure.RandomToken(32)
+	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.codes.issue(ctx, user.ID, purposeReset, code); err != nil {
+			return err
+		}
+		if err := s.store.ReplaceCode(ctx, user.ID, purposeResetLink, s.secrets.TokenHash(link), s.now().Add(codeTTL)); err != nil {
+			return err
+		}
+		return record(ctx, s.store, meta, Event{Actor: user.ID, Action: domain.ActionCodeRequest, Table: domain.TableUsers,
+			RecordID: user.ID, Success: true, Reason: "password reset"})
+	})
+	if err != nil {
+		return err
+	}
+	s.outbox.Send(s.templates.ResetCode(email, mailName(user), code, link))
+	return nil
+}
+
+// PasswordReset is one of the two forms of POST /api/auth/reset-password:
+// email, code and new password, or link token and new password.
+type PasswordReset struct {
+	Email, Code, Token, NewPassword string
+}
+
+// ResetPassword sets a new password after a code or link check, and ends
+// every session of the account. Errors: EVALIDATION, EINVALID (bad code or link).
+func (s *PasswordService) ResetPassword(ctx context.Context, in PasswordReset, meta domain.RequestMeta) error {
+	if in.Token == "" && !isDigits(in.Code, 6) {
+		return domain.ValidationError("Please enter a valid 6-digit OTP.", domain.FieldError{Field: "otp", Message: "must be 6 digits"})
+	}
+	var user domain.User
+	var err error
+	if in.Token != "" {
+		user, err = s.resetWithLink(ctx, in, meta)
+	} else {
+		user, err = s.resetWithCode(ctx, in, meta)
+	}
+	if err != nil {
+		return err
+	}
+	s.outbox.Send(s.templates.PasswordChanged(user.Email, mailName(user)))
+	return nil
+}
+
+func (s *PasswordService) resetWithCode(ctx context.Context, in PasswordReset, meta domain.RequestMeta) (domain.User, error) {
+	email, _ := normalizeEmail(in.Email)
+	user, _, err := s.store.UserByEmail(ctx, email)
+	if domain.ErrorKind(err) == domain.ENOTFOUND || (err == nil && !user.Active) {
+		return domain.User{}, errBadCode
+	} else if err != nil {
+		return domain.User{}, err
+	}
+	hash, err := s.newPasswordHash(ctx, in.NewPassword, user)
+	if err != nil {
+		return domain.User{}, err
+	}
+	return user, s.codes.spend(ctx, user, purposeReset, in.Code, meta, domain.ActionPasswordReset, func(ctx context.Context) error {
+		return s.setPassword(ctx, user.ID, hash, "", "password reset")
+	})
+}
+
+func (s *PasswordService) resetWithLink(ctx context.Context, in PasswordReset, meta domain.RequestMeta) (domain.User, error) {
+	var user domain.User
+	err := s.store.InTx(ctx, func(ctx context.Context) error {
+		userID, err := s.store.UseLinkToken(ctx, s.secrets.TokenHash(in.Token))
+		if err != nil {
+			return notFound(err, domain.Errorf(domain.EINVALID, "This reset link is invalid or has expired. Please request a new one."))
+		}
+		if user, err = s.store.UserByID(ctx, userID); err != nil {
+			return err
+		}
+		hash, err := s.newPasswordHash(ctx, in.NewPassword, user)
+		if err != nil {
+			return err
+		}
+		if err := s.setPassword(ctx, user.ID, hash, "", "password reset"); err != nil {
+			return err
+		}
+		return record(ctx, s.store, meta, Event{Actor: user.ID, Action: domain.ActionPasswordReset, Table: domain.TableUsers,
+			RecordID: user.ID, Success: true, Reason: "reset link"})
+	})
+	return user, err
+}
+
+func (s *PasswordService) newPasswordHash(ctx context.Context, password string, user domain.User) (string, error) {
+	if err := secure.CheckPasswordPolicy(password, user.Email, user.Username); err != nil {
+		return "", renameField(err, "password", "newPassword")
+	}
+	return s.passwords.Hash(ctx, password)
+}
+
+// setPassword stores a hash, voids outstanding reset codes and ends every
+// session but keep (S5).
+func (s *PasswordService) setPassword(ctx context.Context, userID, hash, keepSessionID, reason string) error {
+	if err := s.store.SetPassword(ctx, userID, hash); err != nil {
+		return err
+	}
+	if err := s.store.VoidCodes(ctx, userID, purposeReset, purposeResetLink); err != nil {
+		return err
+	}
+	return s.store.RevokeUserSessions(ctx, userID, keepSessionID, reason)
+}
+
+// ChangePassword replaces the caller's password after checking the current
+// one, and ends the caller's other sessions.
+// Errors: EVALIDATION (also a wrong current password).
+func (s *PasswordService) ChangePassword(ctx context.Context, p *domain.Principal, current, next string, meta domain.RequestMeta) error {
+	event := Event{Actor: p.User.ID, Action: domain.ActionPasswordChange, Table: domain.TableUsers, RecordID: p.User.ID}
+	if err := checkOwnPassword(ctx, s.store, s.passwords, p, current, meta, event, "currentPassword", "Your current password is not correct."); err != nil {
+		return err
+	}
+	hash, err := s.newPasswordHash(ctx, next, p.User)
+	if err != nil {
+		return err
+	}
+	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.setPassword(ctx, p.User.ID, hash, p.SessionID, "password change"); err != nil {
+			return err
+		}
+		event.Success = true
+		return record(ctx, s.store, meta, event)
+	})
+	if err != nil {
+		return err
+	}
+	s.outbox.Send(s.templates.PasswordChanged(p.User.Email, mailName(p.User)))
+	return nil
+}
+
+// passwordChecker is what checkOwnPassword needs.
+type passwordChecker interface {
+	AuditWriter
+	PasswordHash(ctx context.Context, id string) (string, error)
+}
+
+// checkOwnPassword confirms a sensitive change with the caller's password;
+// a wrong one is recorded as the failure of event and reported on field.
+func checkOwnPassword(ctx context.Context, store passwordChecker, hasher PasswordHasher, p *domain.Principal, password string, meta domain.RequestMeta, event Event, field, message string) error {
+	stored, err := store.PasswordHash(ctx, p.User.ID)
+	if err != nil {
+		return err
+	}
+	if ok, err := hasher.Verify(ctx, stored, password); err != nil || !ok {
+		event.Success, event.Reason = false, "wrong password"
+		_ = record(ctx, store, meta, event)
+		return domain.ValidationError(message, domain.FieldError{Field: field, Message: "is not correct"})
+	}
+	return nil
+}
+
+// renameField reports a policy error under the field name the request used.
+func renameField(err error, from, to string) error {
+	var de *domain.Error
+	if !errors.As(err, &de) {
+		return err
+	}
+	out := *de
+	out.Fields = nil
+	for _, f := range de.Fields {
+		if f.Field == from {
+			f.Field = to
+		}
+		out.Fields = append(out.Fields, f)
+	}
+	return &out
+}

@@ -1,0 +1,71 @@
+package service
+
+import (
+	"log/slog"
+
+	"github.com/medishare/medishare/internal/mail"
+)
+
+// Store is everything the services need from the database; the PostgreSQL
+// store implements it.
+type Store interface {
+	RegistrationStore
+	SessionStore
+	PasswordStore
+	UserStore
+	ImageStore
+	SharingStore
+}
+
+// Config is what the services are built from.
+type Config struct {
+	Store     Store
+	Blobs     ContentStore
+	Keys      KeyWrapper   // wraps per-file content keys
+	Secrets   SecretHasher // keyed hashes of codes and tokens
+	Passwords PasswordHasher
+	Mailer    mail.Mailer
+	Templates mail.Templates
+	// TokenSecret signs access tokens, naming Issuer (the public URL).
+	TokenSecret []byte
+	Issuer      string
+	// LinkKey signs content links; a key of its own.
+	LinkKey []byte
+	Logger  *slog.Logger
+	Now     Clock
+}
+
+// Services are the use cases, wired once for the server and its tests.
+type Services struct {
+	Registration *RegistrationService
+	Sessions     *SessionService
+	Passwords    *PasswordService
+	Users        *UserService
+	Images       *ImageService
+	Sharing      *SharingService
+	Links        *Links
+	Tokens       *Tokens
+	// Background runs work after responses; Wait for it before exiting.
+	Background *Background
+	Now        Clock
+}
+
+// New wires the services.
+func New(c Config) *Services {
+	background := NewBackground(c.Logger)
+	outbox := NewOutbox(c.Mailer, background)
+	tokens := NewTokens(c.TokenSecret, c.Issuer, c.Now)
+	links := NewLinks(c.LinkKey, c.Now)
+	return &Services{
+		Registration: NewRegistrationService(c.Store, c.Passwords, c.Secrets, background, outbox, c.Templates, c.Now),
+		Sessions:     NewSessionService(c.Store, c.Passwords, c.Secrets, tokens, links, c.Now),
+		Passwords:    NewPasswordService(c.Store, c.Passwords, c.Secrets, background, outbox, c.Templates, c.Now),
+		Users:        NewUserService(c.Store, c.Passwords, c.Now),
+		Images:       NewImageService(c.Store, c.Blobs, c.Keys, c.Logger, c.Now),
+		Sharing:      NewSharingService(c.Store, c.Secrets, outbox, c.Templates, c.Now),
+		Links:        links,
+		Tokens:       tokens,
+		Background:   background,
+		Now:          c.Now,
+	}
+}

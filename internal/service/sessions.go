@@ -1,0 +1,250 @@
+package service
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/secure"
+)
+
+// Session limits (S3, S5).
+const (
+	sessionTTL      = 7 * 24 * time.Hour
+	loginFailWindow = 15 * time.Minute
+)
+
+// Failed sign-ins are limited per client address and per account.
+var (
+	loginFailsPerIP    = limit{prefix: "login-ip:", reason: "sign-in failures", max: 50, window: loginFailWindow}
+	loginFailsPerEmail = limit{prefix: "login-email:", reason: "sign-in failures", max: 10, window: loginFailWindow}
+)
+
+// SessionStore is what sessions need from the database.
+type SessionStore interface {
+	Transactor
+	AuditWriter
+	Throttler
+	UserByEmail(ctx context.Context, email string) (domain.User, string, error)
+	CreateSession(ctx context.Context, userID string, expires time.Time, meta domain.RequestMeta) (string, error)
+	Principal(ctx context.Context, sessionID string) (domain.Principal, error)
+	RevokeSession(ctx context.Context, sessionID, reason string) error
+	AddRefreshToken(ctx context.Context, sessionID string, tokenHash []byte) error
+	UseRefreshToken(ctx context.Context, tokenHash []byte) (sessionID string, replayed bool, err error)
+}
+
+// SessionService signs people in and out and authenticates requests.
+type SessionService struct {
+	store     SessionStore
+	passwords PasswordHasher
+	secrets   SecretHasher
+	tokens    *Tokens
+	links     *Links
+	now       Clock
+}
+
+// NewSessionService wires the session use cases.
+func NewSessionService(store SessionStore, passwords PasswordHasher, secrets SecretHasher, tokens *Tokens, links *Links, now Clock) *SessionService {
+	return &SessionService{store: store, passwords: passwords, secrets: secrets, tokens: tokens, links: links, now: now}
+}
+
+// Session is a signed-in session: a short-lived access token for the API and
+// a refresh token for renewing it.
+type Session struct {
+	AccessToken    string
+	RefreshToken   string
+	RefreshExpires time.Time
+	User           domain.User
+}
+
+var errBadLogin = domain.Errorf(domain.EUNAUTHENTICATED, "Invalid email or password.")
+
+// Login checks an email and password and starts a session.
+// Errors: EVALIDATION (a field missing), EUNAUTHENTICATED (wrong email or
+// password, the same for both), EFORBIDDEN (not confirmed; deactivated),
+// ETHROTTLED.
+func (s *SessionService) Login(ctx context.Context, email, password string, meta domain.RequestMeta) (Session, error) {
+	if strings.TrimSpace(email) == "" || password == "" {
+		return Session{}, domain.ValidationError("Please enter your email and password.",
+			domain.FieldError{Field: "email", Message: "is required"}, domain.FieldError{Field: "password", Message: "is required"})
+	}
+	email, _ = normalizeEmail(email)
+	ipKey, emailKey := meta.IP, email
+	for _, t := range []struct {
+		limit limit
+		key   string
+	}{{loginFailsPerIP, ipKey}, {loginFailsPerEmail, emailKey}} {
+		hits, start, err := s.store.ThrottleHits(ctx, t.limit.prefix+t.key, t.limit.window)
+		if err != nil {
+			return Session{}, err
+		}
+		if hits >= t.limit.max {
+			_ = record(ctx, s.store, meta, Event{Action: domain.ActionLogin, Table: domain.TableUsers, Reason: "throttled"})
+			return Session{}, throttled(start.Add(t.limit.window).Sub(s.now()), "Too many failed sign-in attempts. Please try again later.")
+		}
+	}
+
+	user, hash, err := s.store.UserByEmail(ctx, email)
+	if err != nil && domain.ErrorKind(err) != domain.ENOTFOUND {
+		return Session{}, err
+	}
+	ok := false
+	if err == nil {
+		if ok, err = s.passwords.Verify(ctx, hash, password); err != nil && domain.ErrorKind(err) == domain.EUNAVAILABLE {
+			return Session{}, err
+		}
+	} else {
+		s.passwords.VerifyDummy(ctx, password) // same time for unknown emails (S2)
+	}
+	failed := Event{Actor: user.ID, Action: domain.ActionLogin, Table: domain.TableUsers, RecordID: user.ID}
+	if !ok {
+		for _, key := range []string{loginFailsPerIP.prefix + ipKey, loginFailsPerEmail.prefix + emailKey} {
+			if _, _, err := s.store.HitThrottle(ctx, key, loginFailWindow); err != nil {
+				return Session{}, err
+			}
+		}
+		failed.Reason = "unknown email"
+		if user.ID != "" {
+			failed.Reason = "wrong password"
+		}
+		if err := record(ctx, s.store, meta, failed); err != nil {
+			return Session{}, err
+		}
+		return Session{}, errBadLogin
+	}
+	if !user.Active {
+		failed.Reason = "account deactivated"
+		_ = record(ctx, s.store, meta, failed)
+		return Session{}, &domain.Error{Kind: domain.EFORBIDDEN, Message: "This account is deactivated. Please contact your clinic.", Code: "account_inactive"}
+	}
+	if !user.Verified {
+		failed.Reason = "account not verified"
+		_ = record(ctx, s.store, meta, failed)
+		return Session{}, &domain.Error{Kind: domain.EFORBIDDEN, Message: "Please verify your account before logging in.", Code: "account_not_verified"}
+	}
+	if err := s.store.ClearThrottle(ctx, loginFailsPerEmail.prefix+emailKey); err != nil {
+		return Session{}, err
+	}
+
+	var sess Session
+	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		sessionID, err := s.store.CreateSession(ctx, user.ID, s.now().Add(sessionTTL), meta)
+		if err != nil {
+			return err
+		}
+		if sess, err = s.startSession(ctx, user, sessionID); err != nil {
+			return err
+		}
+		return record(ctx, s.store, meta, Event{Actor: user.ID, Action: domain.ActionLogin, Table: domain.TableSessions, RecordID: sessionID, Success: true})
+	})
+	return sess, err
+}
+
+// startSession hands out a fresh access token and refresh token for a session.
+func (s *SessionService) startSession(ctx context.Context, user domain.User, sessionID string) (Session, error) {
+	refresh := secure.RandomToken(32)
+	if err := s.store.AddRefreshToken(ctx, sessionID, s.secrets.TokenHash(refresh)); err != nil {
+		return Session{}, err
+	}
+	access, err := s.tokens.Issue(user.ID, sessionID, user.Role)
+	if err != nil {
+		return Session{}, err
+	}
+	return Session{AccessToken: access, RefreshToken: refresh, RefreshExpires: s.now().Add(sessionTTL), User: user}, nil
+}
+
+// Refresh trades a refresh token for a new pair. A refresh token used twice
+// means it was stolen: the whole session ends (S6).
+// Errors: EUNAUTHENTICATED.
+func (s *SessionService) Refresh(ctx context.Context, refreshToken string, meta domain.RequestMeta) (Session, error) {
+	if refreshToken == "" {
+		return Session{}, errInvalidToken
+	}
+	var sess Session
+	var replayed bool
+	err := s.store.InTx(ctx, func(ctx context.Context) error {
+		sessionID, reused, err := s.store.UseRefreshToken(ctx, s.secrets.TokenHash(refreshToken))
+		if err != nil {
+			return err
+		}
+		if reused {
+			replayed = true
+			if err := s.store.RevokeSession(ctx, sessionID, "refresh token reused"); err != nil {
+				return err
+			}
+			return record(ctx, s.store, meta, Event{Action: domain.ActionRefreshReuse, Table: domain.TableSessions, RecordID: sessionID,
+				Reason: "refresh token replayed; session revoked"})
+		}
+		p, err := s.store.Principal(ctx, sessionID)
+		if err != nil {
+			return err
+		}
+		sess, err = s.startSession(ctx, p.User, sessionID)
+		return err
+	})
+	if replayed || domain.ErrorKind(err) == domain.ENOTFOUND {
+		return Session{}, errInvalidToken
+	}
+	return sess, err
+}
+
+// RefuseCrossSite records a cookie-authenticated request that a browser
+// says came from another site, and returns the refusal (EFORBIDDEN).
+func (s *SessionService) RefuseCrossSite(ctx context.Context, meta domain.RequestMeta, origin string) error {
+	return refuse(ctx, s.store, meta, Event{Table: domain.TableSessions, Reason: "cross-site request from " + truncate(origin, 100)},
+		domain.Errorf(domain.EFORBIDDEN, "This request must come from the MediShare app itself."))
+}
+
+// Authenticate turns an access token into its caller, checking the session
+// and the account on every call (S5). Errors: EUNAUTHENTICATED.
+func (s *SessionService) Authenticate(ctx context.Context, accessToken string) (*domain.Principal, error) {
+	userID, sessionID, err := s.tokens.Parse(accessToken)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.store.Principal(ctx, sessionID)
+	if domain.ErrorKind(err) == domain.ENOTFOUND || (err == nil && p.User.ID != userID) {
+		return nil, errInvalidToken
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// AuthenticateLink returns the caller behind a signed link to an image's
+// content or preview, if its grant is good and its session alive.
+// Errors: EUNAUTHENTICATED.
+func (s *SessionService) AuthenticateLink(ctx context.Context, g Grant, imageID, kind string) (*domain.Principal, error) {
+	if err := s.links.check(g, imageID, kind); err != nil {
+		return nil, err
+	}
+	p, err := s.store.Principal(ctx, g.SessionID)
+	if err != nil {
+		return nil, notFound(err, errInvalidToken)
+	}
+	return &p, nil
+}
+
+// Logout ends the caller's session at once.
+func (s *SessionService) Logout(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) error {
+	return s.store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.store.RevokeSession(ctx, p.SessionID, "logout"); err != nil {
+			return err
+		}
+		return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionLogout, Table: domain.TableSessions, RecordID: p.SessionID, Success: true})
+	})
+}
+
+// truncate keeps at most n bytes of s, cut at a character boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
