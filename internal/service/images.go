@@ -209,7 +209,7 @@ func (s *ImageService) storeContents(ctx context.Context, blobKey string, key []
 	enc, err := secure.NewEncryptWriter(pw, key, fileID)
 	if err != nil {
 		pw.CloseWithError(err)
-		<-stored
+		<-stored //nolint:errcheck // waits for the store to give up; err is the one to report
 		return medimg.Info{}, 0, nil, err
 	}
 	info, cleanErr := medimg.Clean(enc, src, contentType)
@@ -373,7 +373,7 @@ func (s *ImageService) Open(ctx context.Context, p *domain.Principal, id, kind s
 	}
 	h := sha256.New()
 	_, err = io.Copy(h, verify)
-	verify.Close()
+	_ = verify.Close() // read only: the copy's error is the one that counts
 	if err != nil {
 		return nil, err
 	}
@@ -414,7 +414,7 @@ func (s *ImageService) Preview(ctx context.Context, p *domain.Principal, id stri
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }() // read only: Preview's error is the one that counts
 	return medimg.Preview(dst, c, c.Image.Size, c.Image.ContentType, PreviewMaxSide)
 }
 
