@@ -8,9 +8,11 @@ GO_LDFLAGS  := -s -w -X main.version=$(VERSION)
 SQLC_VERSION := v1.30.0
 TOOLS       := $(CURDIR)/.tools/bin
 SQLC        := $(TOOLS)/sqlc-$(SQLC_VERSION)
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 WEB_DEPS    := web/node_modules/.installed
 
-.PHONY: build web run test vet test-go test-web test-e2e bench check-generated generate tools db-stop clean
+.PHONY: build web run test lint vet test-go test-web test-e2e bench check-generated generate tools db-stop clean
 
 ## build: the web app, then bin/medishare with the app embedded
 build: web
@@ -27,9 +29,14 @@ $(WEB_DEPS): web/package.json web/package-lock.json
 run: build
 	scripts/run-dev.sh
 
-## test: generated code, vet, Go tests with -race, web lint/types/unit tests, Playwright
-test: check-generated vet test-go test-web test-e2e
+## test: generated code, Go lint (and its self-test), vet, Go tests with -race, web lint/types/unit tests, Playwright
+test: check-generated lint vet test-go test-web test-e2e
 	@echo "make test: every suite passed"
+
+## lint: golangci-lint with .golangci.yml (the layers' import rules, unused code, unchecked errors, staticcheck), then its self-test
+lint: $(GOLANGCI_LINT)
+	$(GOLANGCI_LINT) run ./...
+	scripts/lint-selftest.sh $(GOLANGCI_LINT)
 
 vet:
 	go vet ./...
@@ -65,7 +72,13 @@ $(SQLC):
 	CGO_ENABLED=0 GOBIN=$(TOOLS) go install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
 	mv $(TOOLS)/sqlc $@
 
-tools: $(SQLC)
+# golangci-lint installs from the module proxy in about three minutes on two cores.
+$(GOLANGCI_LINT):
+	mkdir -p $(TOOLS)
+	CGO_ENABLED=0 GOBIN=$(TOOLS) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv $(TOOLS)/golangci-lint $@
+
+tools: $(SQLC) $(GOLANGCI_LINT)
 
 ## db-stop: stop the development and test PostgreSQL clusters and the test S3 server
 db-stop:

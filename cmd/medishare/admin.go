@@ -54,9 +54,14 @@ func adminCommand(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return fmt.Errorf("%s%s", domain.ErrorMessage(err), fieldList(err))
 	}
-	fmt.Fprintf(stdout, "Created admin %s (%s).\n", user.Email, user.ID)
+	if _, err := fmt.Fprintf(stdout, "Created admin %s (%s).\n", user.Email, user.ID); err != nil {
+		return err
+	}
 	if generated {
-		fmt.Fprintf(stdout, "Password (shown once, store it safely): %s\n", password)
+		// Shown nowhere else: a failed write must not pass for success.
+		if _, err := fmt.Fprintf(stdout, "Password (shown once, store it safely): %s\n", password); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -90,8 +95,8 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 	if !report.OK {
 		return fmt.Errorf("audit log broken at entry %d (checked %d entries): an entry was changed or removed", report.FirstBrokenID, report.Checked)
 	}
-	fmt.Fprintf(stdout, "audit log intact: %d entries checked\n", report.Checked)
-	return nil
+	_, err = fmt.Fprintf(stdout, "audit log intact: %d entries checked\n", report.Checked)
+	return err
 }
 
 // keysCommand runs `medishare keys rotate --old-key-file F`: every file key
@@ -147,6 +152,6 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 			rotated++
 		}
 	}
-	fmt.Fprintf(stdout, "re-wrapped %d file keys under the current master key\n", rotated)
-	return nil
+	_, err = fmt.Fprintf(stdout, "re-wrapped %d file keys under the current master key\n", rotated)
+	return err
 }

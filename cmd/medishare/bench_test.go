@@ -82,7 +82,9 @@ func BenchmarkTransfers(b *testing.B) {
 	up1 := sequential(upload)
 	down1 := sequential(download)
 	// Reset the high-water mark so the peak is the one of the concurrent transfers.
-	os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", cmd.Process.Pid), []byte("5"), 0)
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", cmd.Process.Pid), []byte("5"), 0); err != nil {
+		b.Fatalf("reset the memory high-water mark: %v", err)
+	}
 	rssBefore16 := procStatus(cmd.Process.Pid, "VmRSS")
 	up16 := transfer(16, upload)
 	down16 := transfer(16, download)
@@ -238,7 +240,11 @@ func diskMBps(b *testing.B, dataDir string, file []byte, n int) float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer os.RemoveAll(dir)
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil {
+			b.Error(err)
+		}
+	}()
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
@@ -248,14 +254,16 @@ func diskMBps(b *testing.B, dataDir string, file []byte, n int) float64 {
 			f, err := os.Create(fmt.Sprintf("%s/%d", dir, i))
 			if err == nil {
 				_, err = f.Write(file)
-			}
-			if err == nil {
-				err = f.Sync()
+				if err == nil {
+					err = f.Sync()
+				}
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
 			}
 			if err != nil {
 				b.Error(err)
 			}
-			f.Close()
 		}(i)
 	}
 	wg.Wait()
@@ -269,7 +277,11 @@ func readBackMBps(b *testing.B, dataDir string, file []byte) float64 {
 	if err := os.WriteFile(path, file, 0o600); err != nil {
 		b.Fatal(err)
 	}
-	defer os.Remove(path)
+	defer func() {
+		if err := os.Remove(path); err != nil {
+			b.Error(err)
+		}
+	}()
 	buf := make([]byte, 64<<10)
 	const rounds = 20
 	start := time.Now()
@@ -283,7 +295,9 @@ func readBackMBps(b *testing.B, dataDir string, file []byte) float64 {
 				break
 			}
 		}
-		f.Close()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 	return float64(rounds*len(file)) / (1 << 20) / time.Since(start).Seconds()
 }
@@ -292,11 +306,21 @@ func benchUpload(b *testing.B, base, token, patientID string, file []byte) strin
 	pr, pw := io.Pipe()
 	w := multipart.NewWriter(pw)
 	go func() {
-		w.WriteField("caption", "bench")
-		w.WriteField("patientId", patientID)
-		fw, _ := w.CreateFormFile("file", "bench.pdf")
-		fw.Write(file)
-		pw.CloseWithError(w.Close())
+		err := w.WriteField("caption", "bench")
+		if err == nil {
+			err = w.WriteField("patientId", patientID)
+		}
+		var fw io.Writer
+		if err == nil {
+			fw, err = w.CreateFormFile("file", "bench.pdf")
+		}
+		if err == nil {
+			_, err = fw.Write(file)
+		}
+		if err == nil {
+			err = w.Close()
+		}
+		pw.CloseWithError(err) // the request fails with err, or the body ends
 	}()
 	req, _ := http.NewRequest("POST", base+"/api/upload/image", pr)
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -307,9 +331,8 @@ func benchUpload(b *testing.B, base, token, patientID string, file []byte) strin
 	}
 	defer resp.Body.Close()
 	var out struct{ Data struct{ ID string } }
-	json.NewDecoder(resp.Body).Decode(&out)
-	if resp.StatusCode != 201 {
-		b.Fatalf("upload: %d", resp.StatusCode)
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 201 {
+		b.Fatalf("upload: %d, %v", resp.StatusCode, err)
 	}
 	return out.Data.ID
 }

@@ -40,11 +40,23 @@ func TestKeyRotation(t *testing.T) {
 	content := []byte("%PDF-1.4\n% rotation test\n%%EOF\n")
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
-	w.WriteField("caption", "rotation")
-	w.WriteField("patientId", patientID)
-	fw, _ := w.CreateFormFile("file", "r.pdf")
-	fw.Write(content)
-	w.Close()
+	err := w.WriteField("caption", "rotation")
+	if err == nil {
+		err = w.WriteField("patientId", patientID)
+	}
+	var fw io.Writer
+	if err == nil {
+		fw, err = w.CreateFormFile("file", "r.pdf")
+	}
+	if err == nil {
+		_, err = fw.Write(content)
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
+		t.Fatalf("build the upload: %v", err)
+	}
 	req, _ := http.NewRequest("POST", base+"/api/upload/image", &body)
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", w.FormDataContentType())
@@ -53,13 +65,19 @@ func TestKeyRotation(t *testing.T) {
 		t.Fatalf("upload: %v %v", resp, err)
 	}
 	var up struct{ Data struct{ ID string } }
-	json.NewDecoder(resp.Body).Decode(&up)
+	if err := json.NewDecoder(resp.Body).Decode(&up); err != nil {
+		t.Fatalf("upload answer: %v", err)
+	}
 	resp.Body.Close()
-	cmd.Process.Kill()
-	cmd.Wait()
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait() // "signal: killed", from the line above
 
 	oldFile := filepath.Join(t.TempDir(), "old.key")
-	os.WriteFile(oldFile, []byte(oldKey+"\n"), 0o600)
+	if err := os.WriteFile(oldFile, []byte(oldKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	env["MEDISHARE_MASTER_KEY"] = newKey
 	getenv := func(k string) string { return env[k] }
 	var out bytes.Buffer

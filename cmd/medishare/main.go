@@ -69,13 +69,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "keys":
 		return keysCommand(ctx, args, getenv, stdout)
 	case "version", "--version":
-		fmt.Fprintln(stdout, "medishare", version)
-		return nil
+		_, err := fmt.Fprintln(stdout, "medishare", version)
+		return err
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+		_, err := fmt.Fprint(stdout, usage)
+		return err
 	default:
-		fmt.Fprint(stderr, usage)
+		_, _ = fmt.Fprint(stderr, usage) // best effort: the usage error below is what counts
 		return fmt.Errorf("unknown command %q: %w", cmd, errUsage)
 	}
 }

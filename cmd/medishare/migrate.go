@@ -43,7 +43,9 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 		if s.Applied {
 			state = "applied"
 		}
-		fmt.Fprintf(stdout, "%05d  %-8s %s\n", s.Version, state, s.Name)
+		if _, err := fmt.Fprintf(stdout, "%05d  %-8s %s\n", s.Version, state, s.Name); err != nil {
+			return err
+		}
 	}
 	return nil
 }

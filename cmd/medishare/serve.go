@@ -77,7 +77,7 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
-		srv.Close()
+		_ = srv.Close() // cuts the requests still running; the timeout is the error to report
 		return fmt.Errorf("requests still running after %s: %w", cfg.ShutdownGrace, err)
 	}
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {

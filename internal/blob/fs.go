@@ -42,9 +42,12 @@ func (s *FS) Ping(ctx context.Context) error {
 		return errUnavailable(err)
 	}
 	name := f.Name()
-	f.Close()
+	cerr := f.Close()
 	if err := os.Remove(name); err != nil {
 		return errUnavailable(err)
+	}
+	if cerr != nil {
+		return errUnavailable(cerr)
 	}
 	return nil
 }
@@ -76,11 +79,11 @@ func (s *FS) Put(ctx context.Context, key string, r io.Reader) error {
 	tmp := f.Name()
 	src := &sourceReader{ctx: ctx, r: r}
 	if err := writeSynced(f, src); err != nil {
-		os.Remove(tmp)
+		_ = os.Remove(tmp) // best effort: err is what to report; the janitor removes what stays
 		return src.putError(err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+		_ = os.Remove(tmp) // as above
 		return errUnavailable(err)
 	}
 	// The rename itself is durable only once the folder is synced.
@@ -109,8 +112,11 @@ func syncDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-	return d.Sync()
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // open opens an object file, treating folders and paths through files as
@@ -126,11 +132,11 @@ func (s *FS) open(key string) (*os.File, int64, error) {
 	}
 	info, err := f.Stat()
 	if err != nil {
-		f.Close()
+		_ = f.Close() // opened read-only: nothing to lose
 		return nil, 0, errUnavailable(err)
 	}
 	if !info.Mode().IsRegular() {
-		f.Close()
+		_ = f.Close() // as above
 		return nil, 0, errNotFound(fmt.Errorf("%s is not a file", key))
 	}
 	return f, info.Size(), nil
@@ -169,7 +175,7 @@ func (s *FS) GetRange(ctx context.Context, key string, offset, length int64) (io
 		return nil, err
 	}
 	if offset >= size || length == 0 {
-		f.Close()
+		_ = f.Close() // opened read-only: nothing to lose
 		return emptyObject(), nil
 	}
 	return objectReader{struct {

@@ -68,7 +68,9 @@ func TestS3Unavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed := "http://" + ln.Addr().String()
-	ln.Close()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	wrongSecret := cfg
 	wrongSecret.SecretAccessKey = "wrong"

@@ -232,7 +232,7 @@ func loadOrCreateKey(path string) (key []byte, generated bool, err error) {
 		return nil, false, err
 	}
 	if _, err := f.WriteString(base64.StdEncoding.EncodeToString(key) + "\n"); err != nil {
-		f.Close()
+		_ = f.Close() // the write error is the one to report
 		return nil, false, err
 	}
 	return key, true, f.Close()

@@ -222,7 +222,7 @@ func (u *multipartUpload) Next() (service.UploadPart, error) {
 		}
 	}
 	if u.part != nil {
-		u.part.Close()
+		_ = u.part.Close() // skips the rest of the part; a broken body shows at the next NextPart
 	}
 	part, err := u.mr.NextPart()
 	u.part = part
@@ -364,8 +364,8 @@ func parseRange(header string, size int64) (start, length int64, ok bool) {
 		return 0, size, true
 	}
 	from, to, _ := strings.Cut(spec, "-")
-	switch {
-	case from == "":
+	switch from {
+	case "":
 		n, err := strconv.ParseInt(to, 10, 64)
 		if err != nil || n <= 0 {
 			return 0, 0, false

@@ -66,9 +66,9 @@ func writeFileAtomic(dir, name string, data []byte) (err error) {
 		return err
 	}
 	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+		if err != nil { // best effort: err is the one to report
+			_ = f.Close() // may already be closed
+			_ = os.Remove(f.Name())
 		}
 	}()
 	if _, err := f.Write(data); err != nil {

@@ -159,7 +159,7 @@ func TestDevMailerHeaderInjection(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer f.Close()
+			defer func() { _ = f.Close() }() // read only
 			msg, err := netmail.ReadMessage(f)
 			if err != nil {
 				t.Fatal(err)

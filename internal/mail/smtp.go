@@ -137,7 +137,7 @@ func (s *SMTP) dialer(ctx context.Context) gomail.DialContextFunc {
 		if err != nil {
 			return nil, err
 		}
-		context.AfterFunc(ctx, func() { conn.Close() })
+		context.AfterFunc(ctx, func() { _ = conn.Close() }) // aborts the session: ctx's end is what the caller sees
 		return conn, nil
 	}
 }

@@ -72,8 +72,8 @@ func startServer(t *testing.T, o serverOptions) *testServer {
 	if o.implicit != nil {
 		l = tls.NewListener(l, o.implicit)
 	}
-	go s.Serve(l)
-	t.Cleanup(func() { s.Close() })
+	go func() { _ = s.Serve(l) }() // returns when the cleanup closes the server
+	t.Cleanup(func() { _ = s.Close() })
 	ts.addr = l.Addr().String()
 	ts.port = l.Addr().(*net.TCPAddr).Port
 	return ts
@@ -269,7 +269,7 @@ func checkReceived(t *testing.T, data []byte, want Message) {
 	if ct := m.Header.Get("Content-Type"); ct != "text/plain; charset=utf-8" {
 		t.Errorf("Content-Type = %q", ct)
 	}
-	var body io.Reader = m.Body
+	body := m.Body
 	if m.Header.Get("Content-Transfer-Encoding") == "quoted-printable" {
 		body = quotedprintable.NewReader(m.Body)
 	}
@@ -289,7 +289,9 @@ func TestSMTPServerDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
-	l.Close() // nothing listens there now
+	if err := l.Close(); err != nil { // nothing listens there now
+		t.Fatal(err)
+	}
 
 	s := newTestSMTP(t, SMTPConfig{Host: "127.0.0.1", Port: port, From: "no-reply@medishare.test", TLS: TLSNone}, nil)
 	start := time.Now()
@@ -308,14 +310,14 @@ func TestSMTPSendHonoursContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	go func() {
 		for {
 			c, err := l.Accept()
 			if err != nil {
 				return
 			}
-			defer c.Close()
+			defer func() { _ = c.Close() }()
 		}
 	}()
 	s := newTestSMTP(t, SMTPConfig{Host: "127.0.0.1", Port: l.Addr().(*net.TCPAddr).Port, From: "no-reply@medishare.test", TLS: TLSNone}, nil)

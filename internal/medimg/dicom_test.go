@@ -395,7 +395,9 @@ func deflatedDICOM(t *testing.T, dataset ...[]byte) []byte {
 		t.Fatal(err)
 	}
 	for _, e := range dataset {
-		w.Write(e)
+		if _, err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)

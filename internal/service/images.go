@@ -256,7 +256,7 @@ func (s *ImageService) storeContents(ctx context.Context, blobKey string, key []
 	enc, err := secure.NewEncryptWriter(pw, key, fileID)
 	if err != nil {
 		pw.CloseWithError(err)
-		<-stored
+		<-stored //nolint:errcheck // waits for the store to give up; err is the one to report
 		return medimg.Info{}, 0, nil, err
 	}
 	info, cleanErr := medimg.Clean(enc, src, contentType)
@@ -430,7 +430,7 @@ func (c *Contents) Open(ctx context.Context) (io.ReadCloser, error) {
 	}
 	h := sha256.New()
 	_, err = io.Copy(h, verify)
-	verify.Close()
+	_ = verify.Close() // read only: the copy's error is the one that counts
 	if err != nil {
 		return nil, err
 	}
@@ -490,7 +490,7 @@ func (s *ImageService) Preview(ctx context.Context, p *domain.Principal, id stri
 	if err != nil {
 		return err
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }() // read only: Preview's error is the one that counts
 	return medimg.Preview(dst, src, c.Image.Size, c.Image.ContentType, PreviewMaxSide)
 }
 

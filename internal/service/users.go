@@ -158,7 +158,7 @@ func visibleTo(p *domain.Principal, u domain.User) domain.User {
 	if u.ID == p.User.ID || p.IsAdmin() {
 		return u
 	}
-	u.Profile = u.Profile.Public()
+	u.Profile = u.Public()
 	return u
 }
 

@@ -19,7 +19,7 @@ func tableExists(t *testing.T, url, table string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
+	defer func() { _ = conn.Close(ctx) }() // read only: nothing to lose
 	var exists bool
 	if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", "public."+table).Scan(&exists); err != nil {
 		t.Fatal(err)

@@ -155,15 +155,21 @@ func (c *Client) Upload(t testing.TB, fields [][2]string, fileName string, conte
 	for _, f := range fields {
 		if f[0] == "file" {
 			fw, err := w.CreateFormFile("file", fileName)
+			if err == nil {
+				_, err = fw.Write(content)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			fw.Write(content)
 			continue
 		}
-		w.WriteField(f[0], f[1])
+		if err := w.WriteField(f[0], f[1]); err != nil {
+			t.Fatal(err)
+		}
 	}
-	w.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	return c.Send(t, "POST", "/api/upload/image", w.FormDataContentType(), &buf)
 }
 
@@ -370,8 +376,8 @@ func startMailbox(t testing.TB) *Mailbox {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go s.Serve(l)
-	t.Cleanup(func() { s.Close() })
+	go func() { _ = s.Serve(l) }() // returns when the cleanup closes the server
+	t.Cleanup(func() { _ = s.Close() })
 	box.port = l.Addr().(*net.TCPAddr).Port
 	return box
 }

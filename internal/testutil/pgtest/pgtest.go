@@ -129,7 +129,7 @@ func template(ctx context.Context, admin string) (string, error) {
 			templateErr = err
 			return
 		}
-		defer conn.Close(ctx)
+		defer func() { _ = conn.Close(ctx) }() // also ends the advisory lock's session
 		if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(727001)"); err != nil {
 			templateErr = err
 			return
@@ -204,7 +204,7 @@ func createDatabase(t testing.TB, migrated bool) string {
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
-	defer conn.Close(ctx)
+	defer func() { _ = conn.Close(ctx) }() // the statement has finished: nothing to lose
 	if _, err := conn.Exec(ctx, stmt); err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
@@ -219,7 +219,7 @@ func dropDatabase(admin, name string) {
 	if err != nil {
 		return
 	}
-	defer conn.Close(ctx)
+	defer func() { _ = conn.Close(ctx) }() // best effort, like the drop
 	_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 }
 
@@ -281,6 +281,9 @@ func FreePort(t testing.TB) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	port := ln.Addr().(*net.TCPAddr).Port
+	if err := ln.Close(); err != nil { // the port must be free for the caller
+		t.Fatal(err)
+	}
+	return port
 }
