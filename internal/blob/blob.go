@@ -28,8 +28,6 @@ type Store interface {
 	// sooner (none when offset is at or past the end).
 	// Errors: ENOTFOUND; EINVALID for a negative offset or length; EUNAVAILABLE.
 	GetRange(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error)
-	// Size is the object's length in bytes. Errors: ENOTFOUND; EUNAVAILABLE.
-	Size(ctx context.Context, key string) (int64, error)
 	// Delete removes the object; a missing one is not an error.
 	// Errors: EUNAVAILABLE.
 	Delete(ctx context.Context, key string) error

@@ -63,8 +63,10 @@ func testEncryptedContents(t *testing.T, s blob.Store) {
 	if sum := sha256.Sum256(plain); !bytes.Equal(w.PlainSHA256(), sum[:]) {
 		t.Fatal("PlainSHA256 differs")
 	}
-	if n, _ := s.Size(ctx, "files/a"); n != secure.CiphertextSize(int64(len(plain))) {
-		t.Fatalf("stored %d bytes, CiphertextSize says %d", n, secure.CiphertextSize(int64(len(plain))))
+	// The stored form is the 12-byte header and each 64 KiB chunk with its 16-byte tag.
+	chunks := (int64(len(plain)) + secure.ChunkSize - 1) / secure.ChunkSize
+	if n, _ := objectSize(s, "files/a"); n != secure.HeaderSize+int64(len(plain))+16*chunks {
+		t.Fatalf("stored %d bytes for %d plaintext bytes in %d chunks", n, len(plain), chunks)
 	}
 
 	t.Run("whole download", func(t *testing.T) {

@@ -184,23 +184,6 @@ func (s *FS) GetRange(ctx context.Context, key string, offset, length int64) (io
 	}{io.NewSectionReader(f, offset, min(length, size-offset)), f}}, nil
 }
 
-// Size is the object's length in bytes.
-// Errors: EINVALID for a bad key; ENOTFOUND; EUNAVAILABLE.
-func (s *FS) Size(ctx context.Context, key string) (int64, error) {
-	path, err := s.path(key)
-	if err != nil {
-		return 0, err
-	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return 0, fsError(err)
-	}
-	if !info.Mode().IsRegular() {
-		return 0, errNotFound(fmt.Errorf("%s is not a file", key))
-	}
-	return info.Size(), nil
-}
-
 // Delete removes the object; a missing one is not an error. Emptied folders
 // stay: removing them would race with a Put creating a file inside.
 // Errors: EINVALID for a bad key; EUNAVAILABLE.

@@ -242,8 +242,8 @@ func (s *S3) GetRange(ctx context.Context, key string, offset, length int64) (io
 	}
 	if length == 0 {
 		// HTTP has no empty range; still say whether the object exists.
-		if _, err := s.Size(ctx, key); err != nil {
-			return nil, err
+		if _, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &key}); err != nil {
+			return nil, s3Error(err)
 		}
 		return emptyObject(), nil
 	}
@@ -256,19 +256,6 @@ func (s *S3) GetRange(ctx context.Context, key string, offset, length int64) (io
 		return nil, s3Error(err)
 	}
 	return objectReader{out.Body}, nil
-}
-
-// Size is the object's length in bytes.
-// Errors: EINVALID for a bad key; ENOTFOUND; EUNAVAILABLE.
-func (s *S3) Size(ctx context.Context, key string) (int64, error) {
-	if err := checkKey(key); err != nil {
-		return 0, err
-	}
-	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &key})
-	if err != nil {
-		return 0, s3Error(err)
-	}
-	return aws.ToInt64(out.ContentLength), nil
 }
 
 // Delete removes the object; a missing one is not an error.

@@ -367,6 +367,15 @@ func TestContentsAreEncryptedAtRest(t *testing.T) {
 	if ok, body := fetchWhole(t, provider, idA); ok || bytes.Contains(body, []byte(marker)) {
 		t.Fatalf("a flipped byte went unnoticed (%d bytes)", len(body))
 	}
+	// The byte sits in the second 64 KiB chunk. A range decrypts only the
+	// chunks it covers: one inside the first chunk still reads, one that
+	// touches the damaged chunk fails.
+	if ok, body := fetchRange(t, provider, idA, "bytes=2-7"); !ok || string(body) != "DF-1.4" {
+		t.Fatalf("a range in an intact chunk: %v %q", ok, body)
+	}
+	if ok, _ := fetchRange(t, provider, idA, "bytes=70000-70009"); ok {
+		t.Fatal("a range in the damaged chunk was served")
+	}
 	// Two objects swapped: both fail.
 	ob, _ := os.ReadFile(pb)
 	if err := os.WriteFile(pa, ob, 0o600); err != nil {
@@ -381,6 +390,22 @@ func TestContentsAreEncryptedAtRest(t *testing.T) {
 	if ok, _ := fetchWhole(t, provider, idB); ok {
 		t.Fatal("a swapped object was served")
 	}
+}
+
+// fetchRange asks for a range of the contents and reports whether a
+// complete 206 answer came back.
+func fetchRange(t *testing.T, p *apptest.Person, id, rng string) (bool, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", p.BaseURL()+"/api/upload/image/"+id+"/content", nil)
+	req.Header.Set("Authorization", "Bearer "+p.Token)
+	req.Header.Set("Range", rng)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false, nil
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return err == nil && resp.StatusCode == http.StatusPartialContent, body
 }
 
 // fetchWhole downloads contents and reports whether a complete, successful answer came back.

@@ -50,12 +50,6 @@ func newContentAEAD(key []byte) (cipher.AEAD, error) {
 	return newGCM(key)
 }
 
-// CiphertextSize is the stored size of a plainSize-byte file written by
-// EncryptWriter: the blob store's size must equal it.
-func CiphertextSize(plainSize int64) int64 {
-	return HeaderSize + plainSize + tagSize*chunkCount(plainSize, ChunkSize)
-}
-
 func chunkCount(plainSize int64, chunk int) int64 {
 	return max(1, (plainSize+int64(chunk)-1)/int64(chunk))
 }

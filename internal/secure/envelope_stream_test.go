@@ -100,8 +100,8 @@ func TestStreamRoundTrip(t *testing.T) {
 			plain := plaintext(tt.size)
 			key := testKey(1)
 			ct := encrypt(t, plain, key, "file-1", tt.piece)
-			if int64(len(ct)) != CiphertextSize(int64(tt.size)) {
-				t.Fatalf("ciphertext is %d bytes, CiphertextSize says %d", len(ct), CiphertextSize(int64(tt.size)))
+			if int64(len(ct)) != ciphertextSize(int64(tt.size)) {
+				t.Fatalf("ciphertext is %d bytes, CiphertextSize says %d", len(ct), ciphertextSize(int64(tt.size)))
 			}
 			if tt.size > 16 && bytes.Contains(ct, plain[:16]) {
 				t.Fatal("ciphertext contains plaintext")
@@ -477,4 +477,10 @@ func BenchmarkDecrypt(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// ciphertextSize is the stored size of a plainSize-byte file written by
+// EncryptWriter.
+func ciphertextSize(plainSize int64) int64 {
+	return HeaderSize + plainSize + tagSize*chunkCount(plainSize, ChunkSize)
 }
