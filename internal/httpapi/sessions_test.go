@@ -32,7 +32,8 @@ func sign(t *testing.T, method jwt.SigningMethod, key any, claims jwt.MapClaims)
 	return s
 }
 
-// TestForgedTokensAreRefused walks the JWT attacks of issue 3 (S5).
+// TestForgedTokensAreRefused walks the forged and tampered tokens that S5
+// guards against (alg none, another algorithm, another key, altered claims).
 func TestForgedTokensAreRefused(t *testing.T) {
 	app := apptest.New(t)
 	p := app.SignUp(t, domain.RolePatient)
