@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clearUser, setUser, updateUser } from '@/features/auth/session-slice';
+import { clearUser, setUser, updateUser } from '@/lib/session';
 import { makeUser } from '@/test/fixtures';
 import { makeStore, type AppPersistor } from './store';
 

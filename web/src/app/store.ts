@@ -11,7 +11,7 @@ import {
 } from 'redux-persist';
 // The ES build: the CommonJS one loses its default export in the production bundle.
 import storage from 'redux-persist/es/storage';
-import { sessionReducer, type SessionState } from '@/features/auth/session-slice';
+import { sessionReducer, type SessionState } from '@/lib/session';
 
 /**
  * product.md §3 and §9: only the user record is persisted, in localStorage

@@ -8,7 +8,7 @@ import { afterEach } from 'vitest';
 import { connectApiClient } from '@/app/connect-api-client';
 import { routes as appRoutes } from '@/app/router';
 import { makeStore } from '@/app/store';
-import { setUser } from '@/features/auth';
+import { setUser } from '@/lib/session';
 import { api } from '@/lib/api-client';
 import type { User } from '@/types/api';
 

@@ -37,12 +37,6 @@ export async function login(email: string, password: string): Promise<ApiRespons
   return response.data;
 }
 
-/** Renews the access token with the HttpOnly refresh cookie. */
-export async function refreshSession(): Promise<SessionData> {
-  const response = await api.post<ApiResponse<SessionData>>('/auth/refresh');
-  return response.data.data;
-}
-
 export async function logout(): Promise<ApiResponse<unknown>> {
   const response = await api.post<ApiResponse<unknown>>('/auth/logout');
   return response.data;

@@ -3,8 +3,8 @@ import { useNavigate } from 'react-router';
 import { useAppDispatch } from '@/app/hooks';
 import { renewSession } from '@/lib/api-client';
 import { notifyError, notifySuccess } from '@/lib/notify';
+import { clearUser } from '@/lib/session';
 import { logout } from './api';
-import { clearUser } from './session-slice';
 
 /**
  * Signs out (product.md §2, §8): the server revokes the session, then the

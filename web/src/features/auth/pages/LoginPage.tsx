@@ -6,12 +6,12 @@ import { TextField } from '@/components/Field';
 import { PasswordField } from '@/components/PasswordField';
 import { getErrorMessage } from '@/lib/api-client';
 import { notifyError, notifySuccess } from '@/lib/notify';
+import { setUser } from '@/lib/session';
 import { isEmail } from '@/lib/validation';
 import type { ApiErrorBody } from '@/types/api';
 import { login } from '../api';
 import { AuthCard } from '../components/AuthCard';
 import { homeRouteFor, LOGIN_REDIRECT_MS } from '../home-route';
-import { setUser } from '../session-slice';
 import { useDelayedNavigate } from '../use-delayed-navigate';
 import { storeUserEmail } from '../user-email';
 

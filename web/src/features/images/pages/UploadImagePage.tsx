@@ -3,9 +3,9 @@ import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from 'r
 import { Link } from 'react-router';
 import { useAppSelector } from '@/app/hooks';
 import { TextField } from '@/components/Field';
-import { selectUser } from '@/features/auth';
 import { getErrorMessages } from '@/lib/api-client';
 import { notifyErrors, notifyInfo, notifySuccess } from '@/lib/notify';
+import { selectUser } from '@/lib/session';
 import type { ApiErrorBody, User } from '@/types/api';
 import { uploadImage } from '../api';
 import { PatientPicker } from '../components/PatientPicker';

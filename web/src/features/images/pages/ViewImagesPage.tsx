@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useAppSelector } from '@/app/hooks';
-import { selectUser } from '@/features/auth';
 import { ShareImageModal, VerifyImageModal, type ImageShare } from '@/features/sharing';
+import { selectUser } from '@/lib/session';
 import type { MedicalImage } from '../api';
 import { DeleteImageModal } from '../components/DeleteImageModal';
 import { ImageSection } from '../components/ImageSection';
