@@ -4,7 +4,7 @@ import { TextField } from '@/components/Field';
 import { getErrorMessages } from '@/lib/api-client';
 import { notifyErrors, notifySuccess } from '@/lib/notify';
 import { isEmail } from '@/lib/validation';
-import { requestPasswordReset, resetPasswordWithCode } from '../api';
+import { useRequestPasswordResetMutation, useResetPasswordWithCodeMutation } from '../api';
 import { AuthCard } from '../components/AuthCard';
 import { NewPasswordFields } from '../components/NewPasswordFields';
 import { OtpInput } from '../components/OtpInput';
@@ -12,6 +12,7 @@ import { OtpInput } from '../components/OtpInput';
 /** product.md §9: forgot-password code length. */
 const CODE_LENGTH = 6;
 const emptyCode = () => Array<string>(CODE_LENGTH).fill('');
+const INVALID_CODE = 'Please enter a valid 6-digit OTP.';
 
 type Step = 1 | 2 | 3;
 
@@ -29,6 +30,8 @@ export function ForgotPasswordPage() {
   const [confirmation, setConfirmation] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [requestPasswordReset] = useRequestPasswordResetMutation();
+  const [resetPasswordWithCode] = useResetPasswordWithCodeMutation();
   const title = useRef<HTMLHeadingElement>(null);
   const moved = useRef(false);
 
@@ -51,7 +54,7 @@ export function ForgotPasswordPage() {
     setError(null);
     setBusy(true);
     try {
-      await requestPasswordReset(email.trim());
+      await requestPasswordReset({ email: email.trim() }).unwrap();
       notifySuccess('Reset code sent successfully!');
       setCode(emptyCode());
       goTo(2);
@@ -66,7 +69,7 @@ export function ForgotPasswordPage() {
     event.preventDefault();
     const otp = code.join('');
     if (!/^\d{6}$/.test(otp)) {
-      setError('Please enter a valid 6-digit OTP.');
+      setError(INVALID_CODE);
       return;
     }
     if (password === '' || confirmation === '') {
@@ -80,7 +83,7 @@ export function ForgotPasswordPage() {
     setError(null);
     setBusy(true);
     try {
-      await resetPasswordWithCode(email.trim(), otp, password);
+      await resetPasswordWithCode({ email: email.trim(), otp, newPassword: password }).unwrap();
       notifySuccess('Password reset successfully!');
       setPassword('');
       setConfirmation('');
@@ -152,7 +155,7 @@ export function ForgotPasswordPage() {
               value={code}
               onChange={setCode}
               errorId={errorId}
-              invalid={error === 'Please enter a valid 6-digit OTP.'}
+              invalid={error === INVALID_CODE}
             />
           </div>
           <NewPasswordFields

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { getErrorMessage } from '@/lib/api-client';
 import { notifySuccess } from '@/lib/notify';
-import { resetPasswordWithToken } from '../api';
+import { useResetPasswordWithTokenMutation } from '../api';
 import { AuthCard } from '../components/AuthCard';
 import { NewPasswordFields } from '../components/NewPasswordFields';
 
@@ -15,6 +15,7 @@ export function ResetPasswordPage() {
   const [confirmation, setConfirmation] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [resetPasswordWithToken] = useResetPasswordWithTokenMutation();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -29,7 +30,7 @@ export function ResetPasswordPage() {
     setError(null);
     setBusy(true);
     try {
-      await resetPasswordWithToken(token, password);
+      await resetPasswordWithToken({ token, password }).unwrap();
       notifySuccess('Password reset successfully!');
       void navigate('/login', { replace: true });
     } catch (failure) {
