@@ -8,6 +8,7 @@ import { useRequestPasswordResetMutation, useResetPasswordWithCodeMutation } fro
 import { AuthCard } from '../components/AuthCard';
 import { NewPasswordFields } from '../components/NewPasswordFields';
 import { OtpInput } from '../components/OtpInput';
+import { useNewPassword } from '../use-new-password';
 
 /** product.md §9: forgot-password code length. */
 const CODE_LENGTH = 6;
@@ -26,8 +27,7 @@ export function ForgotPasswordPage() {
   const [step, setStep] = useState<Step>(1);
   const [email, setEmail] = useState('');
   const [code, setCode] = useState<string[]>(emptyCode);
-  const [password, setPassword] = useState('');
-  const [confirmation, setConfirmation] = useState('');
+  const newPassword = useNewPassword();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [requestPasswordReset] = useRequestPasswordResetMutation();
@@ -72,21 +72,12 @@ export function ForgotPasswordPage() {
       setError(INVALID_CODE);
       return;
     }
-    if (password === '' || confirmation === '') {
-      setError('Password fields cannot be empty.');
-      return;
-    }
-    if (password !== confirmation) {
-      setError('Passwords do not match!');
-      return;
-    }
-    setError(null);
+    if (!newPassword.isAcceptable(setError)) return;
     setBusy(true);
     try {
-      await resetPasswordWithCode({ email: email.trim(), otp, newPassword: password }).unwrap();
+      await resetPasswordWithCode({ email: email.trim(), otp, newPassword: newPassword.password }).unwrap();
       notifySuccess('Password reset successfully!');
-      setPassword('');
-      setConfirmation('');
+      newPassword.clear();
       goTo(3);
     } catch (failure) {
       notifyErrors(getErrorMessages(failure, 'Something went wrong in handleResetPassword'));
@@ -158,14 +149,7 @@ export function ForgotPasswordPage() {
               invalid={error === INVALID_CODE}
             />
           </div>
-          <NewPasswordFields
-            idPrefix="forgot-new"
-            password={password}
-            confirmation={confirmation}
-            onPasswordChange={setPassword}
-            onConfirmationChange={setConfirmation}
-            errorId={errorId}
-          />
+          <NewPasswordFields idPrefix="forgot-new" errorId={errorId} {...newPassword.fields} />
           {errorText}
           <button type="submit" className="btn btn--primary auth-form__submit" disabled={busy}>
             {busy ? 'Resetting…' : 'Reset password'}
