@@ -8,7 +8,7 @@ import './forms.css';
 import './UserPicker.css';
 
 /** How many people one search shows; a name narrows the list. */
-export const PICKER_LIMIT = 20;
+const PICKER_LIMIT = 20;
 
 /** The words of one picker: its legend, search label and status lines. */
 export interface UserPickerTexts {

@@ -477,6 +477,34 @@ describe('/view-images sharing', () => {
     expect(screen.queryByText('Shared with')).not.toBeInTheDocument();
   });
 
+  it('lists a share not verified yet whose details the server withholds (nulls and sharedAt)', async () => {
+    mock.onGet('/upload/shared-images').reply(
+      200,
+      pageOf([
+        lockedShare(1, {
+          caption: null,
+          fileName: null,
+          size: null,
+          createdAt: null,
+          sharedAt: '2025-05-12T09:30:00Z',
+          patient: null,
+          uploadedBy: null,
+          dicom: null,
+          contentType: 'application/pdf',
+        }),
+      ]),
+    );
+    renderAs(patient);
+    const locked = await within(section('Shared Images')).findByRole('article');
+    expect(within(locked).getByRole('heading', { name: 'Untitled' })).toBeInTheDocument();
+    expect(locked).toHaveTextContent('Image not Verified');
+    expect(locked).toHaveTextContent('PatientN/A');
+    expect(locked).toHaveTextContent('Date12/05/2025');
+    expect(locked).toHaveTextContent('Shared bySara Malik');
+    expect(locked).toHaveTextContent('PDF');
+    expect(within(locked).getByRole('button', { name: 'Verify Untitled' })).toBeInTheDocument();
+  });
+
   it('verifies a shared image with the emailed code, then shows it', async () => {
     mock.onGet('/upload/shared-images').replyOnce(200, pageOf([lockedShare(1)]));
     mock.onGet('/upload/shared-images').reply(
