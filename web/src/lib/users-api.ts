@@ -1,5 +1,5 @@
-import { baseApi, USER_LIST, userTag } from './api';
 import type { PagedResponse, RoleName, User } from '@/types/api';
+import { baseApi, USER_LIST, userTag } from './api';
 
 /** A search of the user directory (GET /api/users); unset fields are not sent. */
 export interface UserSearch {
