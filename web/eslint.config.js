@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import jsxA11y from 'eslint-plugin-jsx-a11y';
 import reactHooks from 'eslint-plugin-react-hooks';
@@ -5,6 +6,51 @@ import reactRefresh from 'eslint-plugin-react-refresh';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+
+const TOAST_IMPORT = {
+  name: 'react-toastify',
+  message: "Use 'react-toastify/unstyled' (or '@/lib/notify'): the main entry injects a <style> the CSP blocks.",
+};
+
+/** no-restricted-imports: the toast entry everywhere, plus the given patterns. */
+const restrictImports = (...patterns) => ['error', { paths: [TOAST_IMPORT], patterns }];
+
+const FEATURES = readdirSync(new URL('./src/features/', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+
+/** Folder levels inside a feature with a rule of their own; deeper files may not climb at all. */
+const FEATURE_DEPTH = 4;
+
+/**
+ * Features do not import each other (shared code goes to lib/, components/
+ * or types/; what joins two features is composed in app/). One config per
+ * feature and folder depth: a relative import that climbs out of the
+ * feature needs one '../' more than the file's depth inside it.
+ */
+function featureBoundaries(feature) {
+  const crossFeature = {
+    group: FEATURES.filter((name) => name !== feature).flatMap((name) => [`@/features/${name}`, `@/features/${name}/**`]),
+    message: `Features do not import each other (this is '${feature}'): share through lib/, components/ or types/, or compose in app/.`,
+  };
+  const leaving = (regex) => ({
+    regex,
+    message: `Relative imports stay inside the feature '${feature}': shared code is '@/lib', '@/components' or '@/types', and other features are off limits.`,
+  });
+  const levels = Array.from({ length: FEATURE_DEPTH + 1 }, (_, depth) => ({
+    files: [`src/features/${feature}/${'*/'.repeat(depth)}*.{ts,tsx}`],
+    rules: { 'no-restricted-imports': restrictImports(crossFeature, leaving(`^(\\.\\./){${depth + 1}}`)) },
+  }));
+  const deeper = {
+    files: [`src/features/${feature}/${'*/'.repeat(FEATURE_DEPTH + 1)}**/*.{ts,tsx}`],
+    rules: { 'no-restricted-imports': restrictImports(crossFeature, leaving('^\\.\\./')) },
+  };
+  return [...levels, deeper];
+}
+
+const SHARED_CODE_RULE = {
+  message: 'Shared code (lib/, components/, types/) serves features and app/; it never imports them.',
+};
 
 export default defineConfig([
   globalIgnores(['dist', 'node_modules', 'test-results', 'playwright-report']),
@@ -24,30 +70,18 @@ export default defineConfig([
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            {
-              name: 'react-toastify',
-              message:
-                "Use 'react-toastify/unstyled' (or '@/lib/notify'): the main entry injects a <style> the CSP blocks.",
-            },
-          ],
-          patterns: [
-            {
-              group: ['@/features/*/*'],
-              message: 'Import another feature through its public index, not its internals.',
-            },
-          ],
-        },
-      ],
+      'no-restricted-imports': restrictImports(),
     },
   },
+  ...FEATURES.flatMap(featureBoundaries),
   {
-    // Only the app layer (router, store) wires features together by their internals.
-    files: ['src/app/**/*.{ts,tsx}', 'src/**/*.test.{ts,tsx}'],
-    rules: { 'no-restricted-imports': 'off' },
+    files: ['src/lib/**/*.{ts,tsx}', 'src/components/**/*.{ts,tsx}', 'src/types/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': restrictImports(
+        { group: ['@/features', '@/features/**', '@/app', '@/app/**'], ...SHARED_CODE_RULE },
+        { regex: '^(\\.\\./)+(features|app)(/|$)', ...SHARED_CODE_RULE },
+      ),
+    },
   },
   {
     files: ['vite.config.ts', 'playwright.config.ts', 'e2e/**/*.ts', 'scripts/**/*.mjs', 'eslint.config.js'],

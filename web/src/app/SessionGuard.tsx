@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { RequireAuth } from '@/components/RequireAuth';
 import { Spinner } from '@/components/Spinner';
-import { clearUser, selectToken, selectUser } from '@/features/auth';
+import { clearUser, selectToken, selectUser } from '@/lib/session';
 import { renewSession } from '@/lib/api-client';
 import { useAppDispatch, useAppSelector } from './hooks';
 

@@ -1,7 +1,7 @@
 import MockAdapter from 'axios-mock-adapter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setUser } from '@/features/auth/session-slice';
 import { api } from '@/lib/api-client';
+import { setUser } from '@/lib/session';
 import { makeUser } from '@/test/fixtures';
 import { connectApiClient } from './connect-api-client';
 import { renewStoredSession } from './session-renewal';
@@ -36,13 +36,28 @@ describe('connectApiClient', () => {
     const navigate = vi.fn();
     disconnect = connectApiClient(store, navigate);
     store.dispatch(setUser({ user: makeUser(), token: 'revoked' }));
-    mock.onGet('/upload/my-images').reply(401, { message: 'Unauthenticated.' });
+    mock.onPost('/auth/refresh').reply(401, { message: 'Unauthenticated.' });
+    mock.onGet('/upload/my-images').reply(401, { message: 'Unauthenticated.', error: 'unauthenticated' });
 
     await expect(api.get('/upload/my-images')).rejects.toThrow();
 
     expect(store.getState().session.token).toBeNull();
     expect(store.getState().session.user).toBeNull();
     expect(navigate).toHaveBeenCalledWith('/login', { replace: true });
+  });
+
+  it('keeps the session on a 401 that is not about it (a wrong password)', async () => {
+    const { store } = makeStore();
+    const navigate = vi.fn();
+    disconnect = connectApiClient(store, navigate);
+    store.dispatch(setUser({ user: makeUser(), token: 'good' }));
+    mock.onDelete('/users/profile').reply(401, { message: 'The password is not correct.', error: 'wrong_password' });
+
+    await expect(api.delete('/users/profile', { data: { password: 'x' } })).rejects.toThrow();
+
+    expect(store.getState().session.token).toBe('good');
+    expect(navigate).not.toHaveBeenCalled();
+    expect(mock.history.post).toHaveLength(0);
   });
 });
 

@@ -1,6 +1,5 @@
-import { refreshSession } from '@/features/auth/api';
-import { clearUser, selectToken, setUser } from '@/features/auth/session-slice';
-import { setupApiClient } from '@/lib/api-client';
+import { requestSessionRenewal, setupApiClient } from '@/lib/api-client';
+import { clearUser, selectToken, setUser } from '@/lib/session';
 import type { AppStore } from './store';
 
 type Navigate = (to: string, options?: { replace?: boolean }) => unknown;
@@ -16,7 +15,7 @@ export function connectApiClient(store: AppStore, navigate: Navigate): () => voi
     getToken: () => selectToken(store.getState()),
     refresh: async () => {
       try {
-        const { token, user } = await refreshSession();
+        const { token, user } = await requestSessionRenewal();
         store.dispatch(setUser({ user, token }));
         return token;
       } catch (error) {

@@ -9,18 +9,18 @@ import { ResetPasswordPage } from '@/features/auth/pages/ResetPasswordPage';
 import { VerifyAccountPage } from '@/features/auth/pages/VerifyAccountPage';
 import { AdminDashboardPage } from '@/features/dashboard/pages/AdminDashboardPage';
 import { DashboardPage } from '@/features/dashboard/pages/DashboardPage';
-import { ShareImagePage } from '@/features/images/pages/ShareImagePage';
 import { UploadImagePage } from '@/features/images/pages/UploadImagePage';
-import { ViewImagesPage } from '@/features/images/pages/ViewImagesPage';
 import { LandingPage } from '@/features/landing/pages/LandingPage';
 import { MessagesPage } from '@/features/messages/pages/MessagesPage';
 import { ProfilePage } from '@/features/profile/pages/ProfilePage';
 import { UserProfilePage } from '@/features/profile/pages/UserProfilePage';
 import { RolesPermissionsPage } from '@/features/roles/pages/RolesPermissionsPage';
 import { SettingsPage } from '@/features/settings/pages/SettingsPage';
+import { ShareImagePage } from '@/features/sharing/pages/ShareImagePage';
 import { RootLayout } from './RootLayout';
 import { SessionGuard } from './SessionGuard';
 import { AppShell } from './shell/AppShell';
+import { ViewImagesRoute } from './ViewImagesRoute';
 
 /** Every route of product.md §2. */
 export const routes: RouteObject[] = [
@@ -45,7 +45,7 @@ export const routes: RouteObject[] = [
               { path: '/profile', element: <ProfilePage /> },
               { path: '/user-profile/:id?', element: <UserProfilePage /> },
               { path: '/upload', element: <UploadImagePage /> },
-              { path: '/view-images', element: <ViewImagesPage /> },
+              { path: '/view-images', element: <ViewImagesRoute /> },
               { path: '/messages', element: <MessagesPage /> },
               { path: '/audit-logs', element: <AuditLogsPage /> },
               { path: '/appsettings', element: <SettingsPage /> },

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { clearUser, setUser, updateUser } from '@/features/auth/session-slice';
+import { baseApi } from '@/lib/api';
+import { clearUser, setUser, updateUser } from '@/lib/session';
 import { makeUser } from '@/test/fixtures';
-import { makeStore, type AppPersistor } from './store';
+import { makeStore, type AppPersistor, type AppStore } from './store';
 
 const TOKEN = 'header.payload.signature-that-must-never-be-stored';
 
@@ -93,5 +94,48 @@ describe('session store', () => {
 
     expect(store.getState().session).toMatchObject({ token: null, user: null });
     expect(storedRoot().user).toBeNull();
+  });
+});
+
+describe('API cache in the store', () => {
+  const SECRET = 'the signed-in user’s data';
+  // A cached answer, without HTTP.
+  const cacheApi = baseApi.injectEndpoints({
+    endpoints: (build) => ({
+      cachedAnswer: build.query<string, void>({ queryFn: () => ({ data: SECRET }) }),
+    }),
+  });
+  const cached = (store: AppStore) => cacheApi.endpoints.cachedAnswer.select()(store.getState()).data;
+
+  it('lives under api, in memory only: nothing of it reaches persist:root', async () => {
+    const { store, persistor } = await freshStore();
+    store.dispatch(setUser({ user: makeUser(), token: TOKEN }));
+    await store.dispatch(cacheApi.endpoints.cachedAnswer.initiate());
+    await persistor.flush();
+
+    expect(cached(store)).toBe(SECRET);
+    expect(Object.keys(storedRoot()).sort()).toEqual(['_persist', 'user']);
+    expect(localStorage.getItem('persist:root')).not.toContain(SECRET);
+    expect(Object.keys(localStorage)).toEqual(['persist:root']);
+  });
+
+  it('is emptied when the session ends', async () => {
+    const { store } = await freshStore();
+    store.dispatch(setUser({ user: makeUser(), token: TOKEN }));
+    await store.dispatch(cacheApi.endpoints.cachedAnswer.initiate());
+    store.dispatch(clearUser());
+    expect(cached(store)).toBeUndefined();
+  });
+
+  it('is emptied when another user signs in, and kept when the same user renews the session', async () => {
+    const { store } = await freshStore();
+    store.dispatch(setUser({ user: makeUser({ id: 'u-1' }), token: TOKEN }));
+    await store.dispatch(cacheApi.endpoints.cachedAnswer.initiate());
+
+    store.dispatch(setUser({ user: makeUser({ id: 'u-1', firstname: 'Renewed' }), token: 'next' }));
+    expect(cached(store)).toBe(SECRET);
+
+    store.dispatch(setUser({ user: makeUser({ id: 'u-2' }), token: 'other' }));
+    expect(cached(store)).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import { combineReducers, configureStore } from '@reduxjs/toolkit';
+import { combineReducers, configureStore, createListenerMiddleware, isAnyOf } from '@reduxjs/toolkit';
 import {
   FLUSH,
   PAUSE,
@@ -11,7 +11,8 @@ import {
 } from 'redux-persist';
 // The ES build: the CommonJS one loses its default export in the production bundle.
 import storage from 'redux-persist/es/storage';
-import { sessionReducer, type SessionState } from '@/features/auth/session-slice';
+import { baseApi } from '@/lib/api';
+import { clearUser, sessionReducer, setUser, type SessionState } from '@/lib/session';
 
 /**
  * product.md §3 and §9: only the user record is persisted, in localStorage
@@ -26,9 +27,28 @@ export const sessionPersistConfig = {
 
 const rootReducer = combineReducers({
   session: persistReducer(sessionPersistConfig, sessionReducer),
+  // The server's data: in memory only, never persisted.
+  [baseApi.reducerPath]: baseApi.reducer,
 });
 
 export type RootState = ReturnType<typeof rootReducer>;
+
+/**
+ * Empties the API cache when the session ends or another user signs in, so
+ * that one person's data never shows to the next.
+ */
+function resetCacheOnUserChange() {
+  const listener = createListenerMiddleware<RootState>();
+  listener.startListening({
+    matcher: isAnyOf(clearUser, setUser),
+    effect: (action, { dispatch, getOriginalState }) => {
+      const before = getOriginalState().session.user;
+      if (setUser.match(action) && (before === null || before.id === action.payload.user.id)) return;
+      dispatch(baseApi.util.resetApiState());
+    },
+  });
+  return listener.middleware;
+}
 
 /** Builds the store and starts persistence; main.tsx makes the one the app uses. */
 export function makeStore(preloadedState?: Partial<RootState>) {
@@ -41,7 +61,9 @@ export function makeStore(preloadedState?: Partial<RootState>) {
           // redux-persist's own actions carry functions.
           ignoredActions: [FLUSH, REHYDRATE, PAUSE, PERSIST, PURGE, REGISTER],
         },
-      }),
+      })
+        .prepend(resetCacheOnUserChange())
+        .concat(baseApi.middleware),
   });
   const persistor = persistStore(store);
   return { store, persistor };

@@ -1,7 +1,17 @@
 import { isAxiosError } from 'axios';
 import MockAdapter from 'axios-mock-adapter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { api, getErrorMessage, getErrorMessages, renewSession, setupApiClient } from './api-client';
+import {
+  api,
+  errorBody,
+  errorStatus,
+  getErrorMessage,
+  getErrorMessages,
+  renewSession,
+  requestSessionRenewal,
+  setupApiClient,
+  toApiError,
+} from './api-client';
 
 let mock: MockAdapter;
 let teardown: (() => void) | undefined;
@@ -106,6 +116,7 @@ describe('api client', () => {
 
 describe('session renewal on a 401', () => {
   const expired = { message: 'Invalid or expired token', error: 'Invalid or expired token' };
+  const noToken = { message: 'Unauthenticated.', error: 'unauthenticated' };
 
   /** A token held in memory that the refresh hook replaces, like the store does. */
   function session(initial: string | null = 'old') {
@@ -188,12 +199,44 @@ describe('session renewal on a 401', () => {
     const onUnauthorized = vi.fn();
     const { getToken, refresh } = session();
     teardown = setupApiClient({ getToken, refresh, onUnauthorized });
-    mock.onGet('/users/profile').reply(401, { message: 'Unauthenticated.' });
+    mock.onGet('/users/profile').reply(401, noToken);
 
     await expect(api.get('/users/profile')).rejects.toMatchObject({ response: { status: 401 } });
     expect(refresh).toHaveBeenCalledTimes(1);
     expect(onUnauthorized).toHaveBeenCalledTimes(1);
     expect(mock.history.get).toHaveLength(2);
+  });
+
+  it.each([
+    ['the bad-token code', expired],
+    ['the no-token code', noToken],
+  ])('renews on a 401 carrying %s', async (_name, body) => {
+    const onUnauthorized = vi.fn();
+    const { getToken, refresh } = session();
+    teardown = setupApiClient({ getToken, refresh, onUnauthorized });
+    mock.onGet('/users/profile').reply((config) =>
+      config.headers?.Authorization === 'Bearer new' ? [200, { data: { id: 'me' } }] : [401, body],
+    );
+
+    await expect(api.get('/users/profile')).resolves.toMatchObject({ status: 200 });
+    expect(refresh).toHaveBeenCalledTimes(1);
+    expect(onUnauthorized).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ['the no-token text without its code', { message: 'Unauthenticated.' }],
+    ['the bad-token text only as a message', { message: 'Invalid or expired token' }],
+    ['another code', { message: 'Invalid or expired token', error: 'wrong_password' }],
+    ['no body', undefined],
+  ])('decides by the error code, not the text: a 401 with %s is left to the screen', async (_name, body) => {
+    const onUnauthorized = vi.fn();
+    const { getToken, refresh } = session();
+    teardown = setupApiClient({ getToken, refresh, onUnauthorized });
+    mock.onGet('/users/profile').reply(401, body);
+
+    await expect(api.get('/users/profile')).rejects.toMatchObject({ response: { status: 401 } });
+    expect(refresh).not.toHaveBeenCalled();
+    expect(onUnauthorized).not.toHaveBeenCalled();
   });
 
   it.each(['/auth/login', '/auth/refresh', '/auth/logout'])('never renews for %s', async (url) => {
@@ -234,6 +277,42 @@ describe('session renewal on a 401', () => {
 
   it('renewSession fails when no session is connected', async () => {
     await expect(renewSession()).rejects.toThrow(/not connected/);
+  });
+
+  it('requestSessionRenewal posts to /auth/refresh and gives the new token and user', async () => {
+    mock.onPost('/auth/refresh').reply(200, { data: { token: 'fresh', user: { id: 'me' } } });
+    await expect(requestSessionRenewal()).resolves.toEqual({ token: 'fresh', user: { id: 'me' } });
+  });
+});
+
+describe('errors as the data layer keeps them', () => {
+  it('toApiError keeps the status and the body, as plain data', async () => {
+    const error = await failWith(409, { message: 'Username already taken.' });
+    expect(toApiError(error)).toEqual({ status: 409, data: { message: 'Username already taken.' } });
+  });
+
+  it('toApiError marks a cancelled call and a call without an answer', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    mock.onGet('/slow').reply(200);
+    const cancelled = await api.get('/slow', { signal: controller.signal }).catch((e: unknown) => e);
+    expect(toApiError(cancelled)).toEqual({ cancelled: true });
+    mock.onGet('/offline').networkError();
+    const offline = await api.get('/offline').catch((e: unknown) => e);
+    expect(toApiError(offline)).toEqual({ status: undefined, data: undefined });
+  });
+
+  it('reads the status, the body and the texts of an ApiError like those of an AxiosError', () => {
+    const error = { status: 422, data: { message: 'Validation failed.', errors: [{ field: 'phone', message: 'is too long' }] } };
+    expect(errorStatus(error)).toBe(422);
+    expect(errorBody(error)?.message).toBe('Validation failed.');
+    expect(getErrorMessage(error, 'fb')).toBe('Validation failed.');
+    expect(getErrorMessages(error)).toEqual(['phone: is too long']);
+    expect(getErrorMessage({ status: 500 }, 'fb')).toBe('fb');
+    expect(getErrorMessage({ cancelled: true }, 'fb')).toBe('fb');
+    // RTK Query's own (serialized) errors carry no answer.
+    expect(errorStatus({ name: 'AbortError', message: 'Aborted' })).toBeUndefined();
+    expect(getErrorMessage({ name: 'AbortError', message: 'Aborted' }, 'fb')).toBe('fb');
   });
 });
 

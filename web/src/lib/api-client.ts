@@ -1,5 +1,5 @@
-import axios, { AxiosHeaders, isAxiosError, type InternalAxiosRequestConfig } from 'axios';
-import type { ApiErrorBody, FieldError } from '@/types/api';
+import axios, { AxiosHeaders, isAxiosError, isCancel, type InternalAxiosRequestConfig } from 'axios';
+import type { ApiErrorBody, ApiResponse, FieldError, SessionData } from '@/types/api';
 
 /** The one HTTP client of the app: every call goes under /api (api.md). */
 export const api = axios.create({
@@ -34,19 +34,16 @@ function isCredentialCall(url: string | undefined): boolean {
   return CREDENTIAL_ENDPOINTS.includes(path);
 }
 
-/** The two 401 bodies of api.md that mean "no usable access token". */
-const SESSION_TEXTS = ['Unauthenticated.', 'Invalid or expired token'];
-
 /**
- * Whether a 401 means the session (not, say, a password typed into a form)
- * was refused: the body is one of api.md's 401 bodies, or carries no text.
+ * The `error` codes of a 401 that mean "no usable access token": api.md's
+ * bad, expired or revoked token, and the server's no-token code. Any other
+ * 401 (a wrong password typed into a form...) is the screen's to report.
  */
+const SESSION_ERROR_CODES = ['Invalid or expired token', 'unauthenticated'];
+
 function isSessionFailure(error: unknown): boolean {
-  const body = errorBody(error);
-  const texts = [body?.message, body?.error].filter(
-    (text): text is string => typeof text === 'string' && text.trim() !== '',
-  );
-  return texts.length === 0 || texts.some((text) => SESSION_TEXTS.includes(text));
+  const code = errorBody(error)?.error;
+  return typeof code === 'string' && SESSION_ERROR_CODES.includes(code);
 }
 
 type RetriableConfig = InternalAxiosRequestConfig & { _sessionRetried?: boolean };
@@ -67,6 +64,15 @@ export function renewSession(): Promise<string> {
     inflightRenewal = null;
   });
   return inflightRenewal;
+}
+
+/**
+ * POST /api/auth/refresh: a new access token for the HttpOnly refresh
+ * cookie. Sent by the session renewal itself, below the data layer.
+ */
+export async function requestSessionRenewal(): Promise<SessionData> {
+  const response = await api.post<ApiResponse<SessionData>>('/auth/refresh');
+  return response.data.data;
 }
 
 function bearerOf(config: InternalAxiosRequestConfig): string | null {
@@ -132,9 +138,38 @@ export function setupApiClient({ getToken, refresh, onUnauthorized }: ApiClientH
   };
 }
 
-function errorBody(error: unknown): ApiErrorBody | undefined {
-  if (!isAxiosError(error)) return undefined;
-  const data: unknown = error.response?.data;
+/**
+ * A failed call as the data layer (RTK Query) keeps it: plain data, unlike an
+ * AxiosError. No status means no answer came (network failure or cancelled).
+ */
+export interface ApiError {
+  status?: number;
+  /** The body of the answer, when there was one. */
+  data?: unknown;
+  cancelled?: boolean;
+}
+
+export function toApiError(error: unknown): ApiError {
+  if (isCancel(error)) return { cancelled: true };
+  if (isAxiosError(error)) return { status: error.response?.status, data: error.response?.data };
+  return {};
+}
+
+function isApiError(error: unknown): error is ApiError {
+  return Boolean(error && typeof error === 'object' && !isAxiosError(error) && ('status' in error || 'data' in error));
+}
+
+/** The HTTP status of a failed call (an AxiosError or an ApiError), if an answer came. */
+export function errorStatus(error: unknown): number | undefined {
+  if (isAxiosError(error)) return error.response?.status;
+  return isApiError(error) ? error.status : undefined;
+}
+
+/** The JSON error body of a failed call (an AxiosError or an ApiError). */
+export function errorBody(error: unknown): ApiErrorBody | undefined {
+  let data: unknown;
+  if (isAxiosError(error)) data = error.response?.data;
+  else if (isApiError(error)) data = error.data;
   return data && typeof data === 'object' ? (data as ApiErrorBody) : undefined;
 }
 

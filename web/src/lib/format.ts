@@ -27,9 +27,19 @@ export function orNA(value: string | null | undefined): string {
   return value && value.trim() !== '' ? value : 'N/A';
 }
 
-/** The full name of a user, or '' when neither part is set. */
-export function fullName(user: { firstname?: string | null; lastname?: string | null }): string {
-  return [user.firstname, user.lastname].filter((part) => part && part.trim()).join(' ');
+interface Named {
+  firstname?: string | null;
+  lastname?: string | null;
+}
+
+/** "Ayesha Khan", or '' when neither part is set or there is no person. */
+export function fullName(person: Named | null | undefined): string {
+  return [person?.firstname, person?.lastname].filter((part) => part && part.trim()).join(' ');
+}
+
+/** "Khan, Ayesha" (product.md §2: last name, first name), or ''. */
+export function nameLastFirst(person: Named | null | undefined): string {
+  return [person?.lastname, person?.firstname].filter((part) => part && part.trim()).join(', ');
 }
 
 /** A date and time in the product's format (en-PK, Asia/Karachi), e.g. '12-May-2025, 2:30 pm'. */

@@ -1,5 +1,5 @@
-import type { MedicalImage } from '@/features/images';
 import type { User } from '@/types/api';
+import type { MedicalImage } from '@/types/images';
 
 /** A complete user object as api.md describes it. */
 export function makeUser(overrides: Partial<User> = {}): User {

@@ -1,4 +1,5 @@
 import { render } from '@testing-library/react';
+import type { ReactNode } from 'react';
 import MockAdapter from 'axios-mock-adapter';
 import { Provider } from 'react-redux';
 import { createMemoryRouter, type RouteObject } from 'react-router';
@@ -8,7 +9,7 @@ import { afterEach } from 'vitest';
 import { connectApiClient } from '@/app/connect-api-client';
 import { routes as appRoutes } from '@/app/router';
 import { makeStore } from '@/app/store';
-import { setUser } from '@/features/auth';
+import { setUser } from '@/lib/session';
 import { api } from '@/lib/api-client';
 import type { User } from '@/types/api';
 
@@ -36,8 +37,7 @@ interface RenderOptions {
  * the API client connected to it, and the toast container.
  */
 export function renderRoute(path: string, { user, token, routes = appRoutes }: RenderOptions = {}) {
-  const { store } = makeStore();
-  if (user) store.dispatch(setUser({ user, token }));
+  const store = freshStore({ user, token });
   const router = createMemoryRouter(routes, { initialEntries: [path] });
   cleanups.push(connectApiClient(store, (to, options) => router.navigate(to, options)));
   const view = render(
@@ -47,4 +47,30 @@ export function renderRoute(path: string, { user, token, routes = appRoutes }: R
     </Provider>,
   );
   return { ...view, store, router };
+}
+
+/**
+ * Renders one component with a fresh store (its API cache included), the API
+ * client connected to it, and the toast container; a 401 that ends the
+ * session calls `navigate`.
+ */
+export function renderWithStore(
+  ui: ReactNode,
+  { user, token, navigate = () => {} }: Omit<RenderOptions, 'routes'> & { navigate?: (to: string) => unknown } = {},
+) {
+  const store = freshStore({ user, token });
+  cleanups.push(connectApiClient(store, navigate));
+  const view = render(
+    <Provider store={store}>
+      {ui}
+      <ToastContainer position="bottom-left" autoClose={5000} />
+    </Provider>,
+  );
+  return { ...view, store };
+}
+
+function freshStore({ user, token }: Omit<RenderOptions, 'routes'>) {
+  const { store } = makeStore();
+  if (user) store.dispatch(setUser({ user, token }));
+  return store;
 }

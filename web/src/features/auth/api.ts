@@ -1,4 +1,4 @@
-import { api } from '@/lib/api-client';
+import { baseApi } from '@/lib/api';
 import type { ApiResponse, SessionData } from '@/types/api';
 
 /** Roles a person may pick at registration (api.md: never admin). */
@@ -32,52 +32,49 @@ export interface RegistrationPayload {
   bloodgroup?: string;
 }
 
-export async function login(email: string, password: string): Promise<ApiResponse<SessionData>> {
-  const response = await api.post<ApiResponse<SessionData>>('/auth/login', { email, password });
-  return response.data;
-}
+/** A body that carries only a message. */
+type MessageResponse = ApiResponse<unknown>;
 
-/** Renews the access token with the HttpOnly refresh cookie. */
-export async function refreshSession(): Promise<SessionData> {
-  const response = await api.post<ApiResponse<SessionData>>('/auth/refresh');
-  return response.data.data;
-}
+const post = (url: string, body?: unknown) => ({ url, method: 'POST' as const, body });
 
-export async function logout(): Promise<ApiResponse<unknown>> {
-  const response = await api.post<ApiResponse<unknown>>('/auth/logout');
-  return response.data;
-}
+// Sign-in and account calls. They change no cached data: a new session
+// starts with an empty cache (app/store.ts).
+export const authApi = baseApi.injectEndpoints({
+  endpoints: (build) => ({
+    login: build.mutation<ApiResponse<SessionData>, { email: string; password: string }>({
+      query: (credentials) => post('/auth/login', credentials),
+    }),
+    logout: build.mutation<MessageResponse, void>({
+      query: () => post('/auth/logout'),
+    }),
+    register: build.mutation<ApiResponse<{ email?: string }>, RegistrationPayload>({
+      query: (payload) => post('/auth/register', payload),
+    }),
+    confirmAccount: build.mutation<MessageResponse, { email: string; code: string }>({
+      query: (body) => post('/auth/confirm', body),
+    }),
+    resendConfirmation: build.mutation<MessageResponse, { email: string }>({
+      query: (body) => post('/auth/resend-confirmation', body),
+    }),
+    requestPasswordReset: build.mutation<MessageResponse, { email: string }>({
+      query: (body) => post('/auth/forgot-password', body),
+    }),
+    resetPasswordWithCode: build.mutation<MessageResponse, { email: string; otp: string; newPassword: string }>({
+      query: (body) => post('/auth/reset-password', body),
+    }),
+    resetPasswordWithToken: build.mutation<MessageResponse, { token: string; password: string }>({
+      query: (body) => post('/auth/reset-password', body),
+    }),
+  }),
+});
 
-export async function register(payload: RegistrationPayload): Promise<ApiResponse<{ email?: string }>> {
-  const response = await api.post<ApiResponse<{ email?: string }>>('/auth/register', payload);
-  return response.data;
-}
-
-export async function confirmAccount(email: string, code: string): Promise<ApiResponse<unknown>> {
-  const response = await api.post<ApiResponse<unknown>>('/auth/confirm', { email, code });
-  return response.data;
-}
-
-export async function resendConfirmation(email: string): Promise<ApiResponse<unknown>> {
-  const response = await api.post<ApiResponse<unknown>>('/auth/resend-confirmation', { email });
-  return response.data;
-}
-
-export async function requestPasswordReset(email: string): Promise<ApiResponse<unknown>> {
-  const response = await api.post<ApiResponse<unknown>>('/auth/forgot-password', { email });
-  return response.data;
-}
-
-export async function resetPasswordWithCode(
-  email: string,
-  otp: string,
-  newPassword: string,
-): Promise<ApiResponse<unknown>> {
-  const response = await api.post<ApiResponse<unknown>>('/auth/reset-password', { email, otp, newPassword });
-  return response.data;
-}
-
-export async function resetPasswordWithToken(token: string, password: string): Promise<ApiResponse<unknown>> {
-  const response = await api.post<ApiResponse<unknown>>('/auth/reset-password', { token, password });
-  return response.data;
-}
+export const {
+  useLoginMutation,
+  useLogoutMutation,
+  useRegisterMutation,
+  useConfirmAccountMutation,
+  useResendConfirmationMutation,
+  useRequestPasswordResetMutation,
+  useResetPasswordWithCodeMutation,
+  useResetPasswordWithTokenMutation,
+} = authApi;

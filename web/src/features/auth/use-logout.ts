@@ -1,10 +1,9 @@
-import { isAxiosError } from 'axios';
 import { useNavigate } from 'react-router';
 import { useAppDispatch } from '@/app/hooks';
-import { renewSession } from '@/lib/api-client';
+import { errorStatus, renewSession } from '@/lib/api-client';
 import { notifyError, notifySuccess } from '@/lib/notify';
-import { logout } from './api';
-import { clearUser } from './session-slice';
+import { clearUser } from '@/lib/session';
+import { useLogoutMutation } from './api';
 
 /**
  * Signs out (product.md §2, §8): the server revokes the session, then the
@@ -13,6 +12,8 @@ import { clearUser } from './session-slice';
 export function useLogout(): () => Promise<void> {
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
+  const [logoutMutation] = useLogoutMutation();
+  const logout = () => logoutMutation().unwrap();
 
   return async () => {
     let done = false;
@@ -22,7 +23,7 @@ export function useLogout(): () => Promise<void> {
     } catch (error) {
       // An access token that expired meanwhile: renew it once so that the
       // server really ends the session instead of leaving the refresh cookie alive.
-      if (isAxiosError(error) && error.response?.status === 401) {
+      if (errorStatus(error) === 401) {
         try {
           await renewSession();
           await logout();
@@ -35,6 +36,7 @@ export function useLogout(): () => Promise<void> {
     if (done) notifySuccess('Logged out successfully');
     else notifyError('Logout failed. Please try again.');
     await navigate('/login', { replace: true, flushSync: true });
+    // Also empties the API cache (app/store.ts).
     dispatch(clearUser());
   };
 }

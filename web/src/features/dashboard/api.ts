@@ -1,4 +1,4 @@
-import { api } from '@/lib/api-client';
+import { baseApi, USER_LIST, userTag } from '@/lib/api';
 import type { ApiResponse } from '@/types/api';
 
 /** `data` of GET /api/dashboard/stats. */
@@ -8,7 +8,20 @@ export interface DashboardStats {
   totalUsers: number;
 }
 
-export async function deleteUser(id: string): Promise<ApiResponse<unknown>> {
-  const response = await api.delete<ApiResponse<unknown>>(`/users/${encodeURIComponent(id)}`);
-  return response.data;
-}
+export const dashboardApi = baseApi.injectEndpoints({
+  endpoints: (build) => ({
+    getDashboardStats: build.query<DashboardStats, void>({
+      query: () => ({ url: '/dashboard/stats' }),
+      transformResponse: (body: ApiResponse<DashboardStats>) => body.data,
+      providesTags: ['DashboardStats'],
+    }),
+
+    /** DELETE /api/users/{id} (admin): the directory and the user count change. */
+    deleteUser: build.mutation<ApiResponse<unknown>, string>({
+      query: (id) => ({ url: `/users/${encodeURIComponent(id)}`, method: 'DELETE' }),
+      invalidatesTags: (_result, error, id) => (error ? [] : [USER_LIST, userTag(id), 'DashboardStats']),
+    }),
+  }),
+});
+
+export const { useGetDashboardStatsQuery, useDeleteUserMutation } = dashboardApi;

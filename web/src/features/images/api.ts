@@ -1,7 +1,7 @@
 import type { AxiosProgressEvent } from 'axios';
-import { api } from '@/lib/api-client';
-import type { ImageShare } from '@/features/sharing';
-import type { ApiResponse } from '@/types/api';
+import { baseApi, imageTag, SHARED_IMAGES, UPLOADED_IMAGES } from '@/lib/api';
+import type { ApiResponse, PagedResponse } from '@/types/api';
+import type { MedicalImage } from '@/types/images';
 
 /** product.md §9: at most 10 MB per file. */
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -9,64 +9,18 @@ export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 /** product.md §9: image lists page by 10. */
 export const IMAGE_PAGE_SIZE = 10;
 
-/** What api.md calls a person inside an image object. */
-export interface PersonRef {
-  id: string;
-  firstname: string;
-  lastname: string;
-}
-
-/** The DICOM facts the server reads from a DICOM Part 10 file. */
-export interface DicomFacts {
-  modality?: string | null;
-  bodyPart?: string | null;
-  studyDescription?: string | null;
-  rows?: number | null;
-  columns?: number | null;
-  frames?: number | null;
-}
-
-/** The image object of api.md ("Images"). */
-export interface MedicalImage {
-  id: string;
-  caption: string | null;
-  contentType: string;
-  fileName: string;
-  size: number;
-  createdAt: string;
-  /** Signed, short-lived (5 min) URL of the original bytes; null until a share is verified. */
-  image_url: string | null;
-  /** Signed, short-lived URL of a PNG rendering; null for PDFs and pixel-less DICOM. */
-  preview_url: string | null;
-  /** Shared with the caller (the Shared Images list). */
-  isShared: boolean;
-  /** The caller entered the emailed code; until then the URLs are null. */
-  isVerified: boolean;
-  /** The id of the share with the caller (what the Verify dialog sends). */
-  sharingRequestId: string | null;
-  /** When the share with the caller ends. */
-  expiresAt: string | null;
-  sharedBy: PersonRef | null;
-  uploadedBy: PersonRef;
-  patient: PersonRef;
-  dicom: DicomFacts | null;
-  /**
-   * The image's current shares (revoked ones left out), newest first, on
-   * images the caller uploaded (admins: every image); [] on the others.
-   */
-  shares?: ImageShare[];
-}
+/**
+ * The image lists, by the end of their path: the caller's uploads, every
+ * image (admins), and the images shared with the caller.
+ */
+export type ImageList = 'my-images' | 'images' | 'shared-images';
 
 export interface UploadFields {
   caption: string;
   patientId: string;
   file: File;
-}
-
-export interface UploadOptions {
   /** Called with 0..100 as the request body goes out. */
   onProgress?: (percent: number) => void;
-  signal?: AbortSignal;
 }
 
 /** The share of the body sent, 0..100, from an axios progress event. */
@@ -75,33 +29,60 @@ export function progressPercent(event: Pick<AxiosProgressEvent, 'loaded' | 'tota
   return Math.max(0, Math.min(100, Math.round(ratio * 100)));
 }
 
-/**
- * POST /api/upload/image. The text fields go first: the server streams the
- * file part and checks caption and patient before it reads the file.
- */
-export async function uploadImage(
-  { caption, patientId, file }: UploadFields,
-  { onProgress, signal }: UploadOptions = {},
-): Promise<ApiResponse<MedicalImage>> {
-  const form = new FormData();
-  form.append('caption', caption);
-  form.append('patientId', patientId);
-  form.append('file', file, file.name);
-  const response = await api.post<ApiResponse<MedicalImage>>('/upload/image', form, {
-    signal,
-    onUploadProgress: onProgress ? (event) => onProgress(progressPercent(event)) : undefined,
-  });
-  return response.data;
-}
+const imagePath = (id: string) => `/upload/image/${encodeURIComponent(id)}`;
 
-/** GET /api/upload/image/{id}: one image with freshly signed URLs. */
-export async function fetchImage(id: string, signal?: AbortSignal): Promise<MedicalImage> {
-  const response = await api.get<ApiResponse<MedicalImage>>(`/upload/image/${encodeURIComponent(id)}`, { signal });
-  return response.data.data;
-}
+export const imagesApi = baseApi.injectEndpoints({
+  endpoints: (build) => ({
+    /** One page of a list; each image is tagged too, so a change to one refreshes the pages showing it. */
+    listImages: build.query<PagedResponse<MedicalImage>, { list: ImageList; page: number }>({
+      query: ({ list, page }) => ({ url: `/upload/${list}`, params: { page, limit: IMAGE_PAGE_SIZE } }),
+      providesTags: (result, _error, { list }) => [
+        list === 'shared-images' ? SHARED_IMAGES : UPLOADED_IMAGES,
+        ...(result?.data ?? []).map((image) => imageTag(image.id)),
+      ],
+    }),
 
-/** DELETE /api/upload/image/{id} (uploader or admin). */
-export async function deleteImage(id: string): Promise<ApiResponse<unknown>> {
-  const response = await api.delete<ApiResponse<unknown>>(`/upload/image/${encodeURIComponent(id)}`);
-  return response.data;
-}
+    /** GET /api/upload/image/{id}: one image with freshly signed URLs. */
+    getImage: build.query<MedicalImage, string>({
+      query: (id) => ({ url: imagePath(id) }),
+      transformResponse: (body: ApiResponse<MedicalImage>) => body.data,
+      providesTags: (_result, _error, id) => [imageTag(id)],
+    }),
+
+    /**
+     * POST /api/upload/image. The text fields go first: the server streams
+     * the file part and checks caption and patient before it reads the file.
+     * Abort the returned promise to cancel.
+     */
+    uploadImage: build.mutation<ApiResponse<MedicalImage>, UploadFields>({
+      query: ({ caption, patientId, file, onProgress }) => {
+        const form = new FormData();
+        form.append('caption', caption);
+        form.append('patientId', patientId);
+        form.append('file', file, file.name);
+        return {
+          url: '/upload/image',
+          method: 'POST',
+          body: form,
+          onUploadProgress: onProgress ? (event) => onProgress(progressPercent(event)) : undefined,
+        };
+      },
+      invalidatesTags: (_result, error) => (error ? [] : [UPLOADED_IMAGES, 'DashboardStats']),
+    }),
+
+    /** DELETE /api/upload/image/{id} (uploader or admin): gone from every list, pages shift. */
+    deleteImage: build.mutation<ApiResponse<unknown>, string>({
+      query: (id) => ({ url: imagePath(id), method: 'DELETE' }),
+      invalidatesTags: (_result, error, id) =>
+        error ? [] : [imageTag(id), UPLOADED_IMAGES, SHARED_IMAGES, 'DashboardStats'],
+    }),
+  }),
+});
+
+export const {
+  useListImagesQuery,
+  useGetImageQuery,
+  useLazyGetImageQuery,
+  useUploadImageMutation,
+  useDeleteImageMutation,
+} = imagesApi;

@@ -1,4 +1,4 @@
-import type { MedicalImage } from './api';
+import type { MedicalImage } from '@/types/images';
 
 /** What a card or the viewer can show of an image. */
 export type Media =
@@ -46,15 +46,4 @@ export function typeLabel(image: MedicalImage): string {
 /** product.md §2: the caption falls back to 'Untitled'. */
 export function captionOf(image: Pick<MedicalImage, 'caption'>): string {
   return image.caption && image.caption.trim() ? image.caption : 'Untitled';
-}
-
-/** "Ayesha Khan", or '' for a missing person. */
-export function personName(person: { firstname?: string | null; lastname?: string | null } | null | undefined): string {
-  if (!person) return '';
-  return [person.firstname, person.lastname].filter((part) => part && part.trim()).join(' ');
-}
-
-/** "Khan, Ayesha" (product.md §2: last name, first name). */
-export function patientLabel(user: { firstname?: string | null; lastname?: string | null }): string {
-  return [user.lastname, user.firstname].filter((part) => part && part.trim()).join(', ');
 }

@@ -1,4 +1,5 @@
-import { api } from '@/lib/api-client';
+import { baseApi, USER_LIST, userTag } from '@/lib/api';
+import { updateUser } from '@/lib/session';
 import type { ApiResponse, User } from '@/types/api';
 
 /** The fields of the profile form (product.md §7, api.md "Users"). */
@@ -24,17 +25,51 @@ export interface ProfileUpdate {
   specialization?: string;
 }
 
-export async function fetchOwnProfile(signal?: AbortSignal): Promise<User> {
-  const response = await api.get<ApiResponse<User>>('/users/profile', { signal });
-  return response.data.data;
-}
+export const profileApi = baseApi.injectEndpoints({
+  endpoints: (build) => ({
+    /** GET /api/users/profile: the caller. */
+    getOwnProfile: build.query<User, void>({
+      query: () => ({ url: '/users/profile' }),
+      transformResponse: (body: ApiResponse<User>) => body.data,
+      providesTags: ['Profile'],
+    }),
 
-export async function updateProfile(update: ProfileUpdate): Promise<ApiResponse<User>> {
-  const response = await api.put<ApiResponse<User>>('/users/profile', update);
-  return response.data;
-}
+    /** GET /api/users/{id}: someone in the caller's directory. */
+    getUser: build.query<User, string>({
+      query: (id) => ({ url: `/users/${encodeURIComponent(id)}` }),
+      transformResponse: (body: ApiResponse<User>) => body.data,
+      providesTags: (_result, _error, id) => [userTag(id)],
+    }),
 
-export async function deleteOwnAccount(password: string): Promise<ApiResponse<unknown>> {
-  const response = await api.delete<ApiResponse<unknown>>('/users/profile', { data: { password } });
-  return response.data;
-}
+    /**
+     * PUT /api/users/profile. The answer is the saved user: it replaces the
+     * cached profile and is merged into the session's user (product.md §4).
+     */
+    updateProfile: build.mutation<ApiResponse<User>, ProfileUpdate>({
+      query: (body) => ({ url: '/users/profile', method: 'PUT', body }),
+      async onQueryStarted(_update, { dispatch, queryFulfilled }) {
+        try {
+          const { data: saved } = (await queryFulfilled).data;
+          dispatch(profileApi.util.upsertQueryData('getOwnProfile', undefined, saved));
+          dispatch(updateUser(saved));
+        } catch {
+          // The form reports the failure.
+        }
+      },
+      // Names show in the directory and on the user's own page.
+      invalidatesTags: (result, error) => (error || !result ? [] : [USER_LIST, userTag(result.data.id)]),
+    }),
+
+    /** DELETE /api/users/profile with the password: the account is deactivated and signed out. */
+    deleteOwnAccount: build.mutation<ApiResponse<unknown>, string>({
+      query: (password) => ({ url: '/users/profile', method: 'DELETE', body: { password } }),
+    }),
+  }),
+});
+
+export const {
+  useGetOwnProfileQuery,
+  useGetUserQuery,
+  useUpdateProfileMutation,
+  useDeleteOwnAccountMutation,
+} = profileApi;

@@ -1,30 +1,6 @@
-import { api } from '@/lib/api-client';
+import { baseApi, imageTag, SHARED_IMAGES } from '@/lib/api';
+import { errorStatus } from '@/lib/api-client';
 import type { ApiResponse } from '@/types/api';
-
-/** A person as a share names them. */
-export interface SharePerson {
-  id: string;
-  firstname: string;
-  lastname: string;
-}
-
-/**
- * The state of a share: waiting for the recipient's code, open to them,
- * past its lifetime, or void after five wrong codes. Revoked shares are
- * left out of image objects.
- */
-export type ShareStatus = 'pending' | 'verified' | 'expired' | 'voided';
-
-/** One entry of `shares` on an image the caller uploaded (admins: any image), newest first. */
-export interface ImageShare {
-  id: string;
-  /** Who made the share: only they (or an admin) may revoke it. */
-  sharedBy?: SharePerson;
-  sharedWith: SharePerson;
-  status: ShareStatus | (string & {});
-  createdAt: string;
-  expiresAt: string;
-}
 
 /** The lifetimes the Share dialog offers; product.md §4, §9: 24 hours by default. */
 export const SHARE_LIFETIMES: readonly { hours: number; label: string }[] = [
@@ -50,25 +26,43 @@ export interface VerifyRequest {
   verificationCode: string;
 }
 
+/** A share to revoke, and the image it belongs to (whose card lists it). */
+export interface RevokeRequest {
+  id: string;
+  imageId: string;
+}
+
 /** A body that carries only a message. */
 export interface MessageResponse {
   message?: string;
 }
 
-/** POST /api/sharing/request: 201 `{message, data: {id, expiresAt}}`; the recipient gets the code by email. */
-export async function shareImage(body: ShareRequest): Promise<ApiResponse<{ id: string; expiresAt: string }>> {
-  const response = await api.post<ApiResponse<{ id: string; expiresAt: string }>>('/sharing/request', body);
-  return response.data;
-}
+export const sharingApi = baseApi.injectEndpoints({
+  endpoints: (build) => ({
+    /** POST /api/sharing/request: 201 `{message, data: {id, expiresAt}}`; the recipient gets the code by email. */
+    shareImage: build.mutation<ApiResponse<{ id: string; expiresAt: string }>, ShareRequest>({
+      query: (body) => ({ url: '/sharing/request', method: 'POST', body }),
+      // The image's card lists its shares.
+      invalidatesTags: (_result, error, { imagemetadataId }) =>
+        error ? [] : [imageTag(imagemetadataId), 'DashboardStats'],
+    }),
 
-/** POST /api/sharing/verify: the recipient opens a share with the emailed code. */
-export async function verifyShare(body: VerifyRequest): Promise<MessageResponse> {
-  const response = await api.post<MessageResponse>('/sharing/verify', body);
-  return response.data;
-}
+    /** POST /api/sharing/verify: the recipient opens a share with the emailed code. */
+    verifyShare: build.mutation<MessageResponse, VerifyRequest>({
+      query: (body) => ({ url: '/sharing/verify', method: 'POST', body }),
+      // Opened, or ended meanwhile (gone: 404, expired or void: 410): the shared list is stale either way.
+      invalidatesTags: (_result, error) => {
+        const status = errorStatus(error);
+        return !error || status === 404 || status === 410 ? [SHARED_IMAGES] : [];
+      },
+    }),
 
-/** DELETE /api/sharing/{id}: the sharer or an admin ends a share at once. */
-export async function revokeShare(id: string): Promise<MessageResponse> {
-  const response = await api.delete<MessageResponse>(`/sharing/${encodeURIComponent(id)}`);
-  return response.data;
-}
+    /** DELETE /api/sharing/{id}: the sharer or an admin ends a share at once. */
+    revokeShare: build.mutation<MessageResponse, RevokeRequest>({
+      query: ({ id }) => ({ url: `/sharing/${encodeURIComponent(id)}`, method: 'DELETE' }),
+      invalidatesTags: (_result, error, { imageId }) => (error ? [] : [imageTag(imageId), 'DashboardStats']),
+    }),
+  }),
+});
+
+export const { useShareImageMutation, useVerifyShareMutation, useRevokeShareMutation } = sharingApi;

@@ -1,10 +1,5 @@
 import { roleLabel } from '@/lib/format';
-import type { ShareStatus } from './api';
-
-/** "Khan, Ayesha" (product.md §2: last name, first name). */
-export function lastFirst(person: { firstname?: string | null; lastname?: string | null }): string {
-  return [person.lastname, person.firstname].filter((part) => part && part.trim()).join(', ');
-}
+import type { ShareStatus } from '@/types/images';
 
 /** A role in words; product.md §2: 'User' when the role is missing. */
 export function userRole(role: string | null | undefined): string {

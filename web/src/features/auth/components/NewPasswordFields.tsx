@@ -9,7 +9,7 @@ interface NewPasswordFieldsProps {
   errorId?: string;
 }
 
-/** A new password and its confirmation, as both reset screens ask for them. */
+/** A new password and its confirmation, as both reset screens ask for them (state: useNewPassword). */
 export function NewPasswordFields({
   idPrefix,
   password,
@@ -18,25 +18,20 @@ export function NewPasswordFields({
   onConfirmationChange,
   errorId,
 }: NewPasswordFieldsProps) {
-  return (
-    <>
-      <PasswordField
-        id={`${idPrefix}-password`}
-        label="New password"
-        autoComplete="new-password"
-        hint="8 to 128 characters."
-        value={password}
-        onChange={(event) => onPasswordChange(event.target.value)}
-        aria-describedby={errorId}
-      />
-      <PasswordField
-        id={`${idPrefix}-confirm-password`}
-        label="Confirm new password"
-        autoComplete="new-password"
-        value={confirmation}
-        onChange={(event) => onConfirmationChange(event.target.value)}
-        aria-describedby={errorId}
-      />
-    </>
-  );
+  const entries = [
+    { id: `${idPrefix}-password`, label: 'New password', hint: '8 to 128 characters.', value: password, set: onPasswordChange },
+    { id: `${idPrefix}-confirm-password`, label: 'Confirm new password', value: confirmation, set: onConfirmationChange },
+  ];
+  return entries.map(({ id, label, hint, value, set }) => (
+    <PasswordField
+      key={id}
+      id={id}
+      label={label}
+      hint={hint}
+      autoComplete="new-password"
+      value={value}
+      onChange={(event) => set(event.target.value)}
+      aria-describedby={errorId}
+    />
+  ));
 }

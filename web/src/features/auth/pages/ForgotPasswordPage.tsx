@@ -4,14 +4,16 @@ import { TextField } from '@/components/Field';
 import { getErrorMessages } from '@/lib/api-client';
 import { notifyErrors, notifySuccess } from '@/lib/notify';
 import { isEmail } from '@/lib/validation';
-import { requestPasswordReset, resetPasswordWithCode } from '../api';
+import { useRequestPasswordResetMutation, useResetPasswordWithCodeMutation } from '../api';
 import { AuthCard } from '../components/AuthCard';
 import { NewPasswordFields } from '../components/NewPasswordFields';
 import { OtpInput } from '../components/OtpInput';
+import { useNewPassword } from '../use-new-password';
 
 /** product.md §9: forgot-password code length. */
 const CODE_LENGTH = 6;
 const emptyCode = () => Array<string>(CODE_LENGTH).fill('');
+const INVALID_CODE = 'Please enter a valid 6-digit OTP.';
 
 type Step = 1 | 2 | 3;
 
@@ -25,10 +27,11 @@ export function ForgotPasswordPage() {
   const [step, setStep] = useState<Step>(1);
   const [email, setEmail] = useState('');
   const [code, setCode] = useState<string[]>(emptyCode);
-  const [password, setPassword] = useState('');
-  const [confirmation, setConfirmation] = useState('');
+  const newPassword = useNewPassword();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [requestPasswordReset] = useRequestPasswordResetMutation();
+  const [resetPasswordWithCode] = useResetPasswordWithCodeMutation();
   const title = useRef<HTMLHeadingElement>(null);
   const moved = useRef(false);
 
@@ -51,7 +54,7 @@ export function ForgotPasswordPage() {
     setError(null);
     setBusy(true);
     try {
-      await requestPasswordReset(email.trim());
+      await requestPasswordReset({ email: email.trim() }).unwrap();
       notifySuccess('Reset code sent successfully!');
       setCode(emptyCode());
       goTo(2);
@@ -66,24 +69,15 @@ export function ForgotPasswordPage() {
     event.preventDefault();
     const otp = code.join('');
     if (!/^\d{6}$/.test(otp)) {
-      setError('Please enter a valid 6-digit OTP.');
+      setError(INVALID_CODE);
       return;
     }
-    if (password === '' || confirmation === '') {
-      setError('Password fields cannot be empty.');
-      return;
-    }
-    if (password !== confirmation) {
-      setError('Passwords do not match!');
-      return;
-    }
-    setError(null);
+    if (!newPassword.isAcceptable(setError)) return;
     setBusy(true);
     try {
-      await resetPasswordWithCode(email.trim(), otp, password);
+      await resetPasswordWithCode({ email: email.trim(), otp, newPassword: newPassword.password }).unwrap();
       notifySuccess('Password reset successfully!');
-      setPassword('');
-      setConfirmation('');
+      newPassword.clear();
       goTo(3);
     } catch (failure) {
       notifyErrors(getErrorMessages(failure, 'Something went wrong in handleResetPassword'));
@@ -152,17 +146,10 @@ export function ForgotPasswordPage() {
               value={code}
               onChange={setCode}
               errorId={errorId}
-              invalid={error === 'Please enter a valid 6-digit OTP.'}
+              invalid={error === INVALID_CODE}
             />
           </div>
-          <NewPasswordFields
-            idPrefix="forgot-new"
-            password={password}
-            confirmation={confirmation}
-            onPasswordChange={setPassword}
-            onConfirmationChange={setConfirmation}
-            errorId={errorId}
-          />
+          <NewPasswordFields idPrefix="forgot-new" errorId={errorId} {...newPassword.fields} />
           {errorText}
           <button type="submit" className="btn btn--primary auth-form__submit" disabled={busy}>
             {busy ? 'Resetting…' : 'Reset password'}

@@ -1,17 +1,15 @@
-import { isAxiosError } from 'axios';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useAppDispatch } from '@/app/hooks';
 import { TextField } from '@/components/Field';
 import { PasswordField } from '@/components/PasswordField';
-import { getErrorMessage } from '@/lib/api-client';
+import { errorBody, errorStatus, getErrorMessage } from '@/lib/api-client';
 import { notifyError, notifySuccess } from '@/lib/notify';
+import { setUser } from '@/lib/session';
 import { isEmail } from '@/lib/validation';
-import type { ApiErrorBody } from '@/types/api';
-import { login } from '../api';
+import { useLoginMutation } from '../api';
 import { AuthCard } from '../components/AuthCard';
 import { homeRouteFor, LOGIN_REDIRECT_MS } from '../home-route';
-import { setUser } from '../session-slice';
 import { useDelayedNavigate } from '../use-delayed-navigate';
 import { storeUserEmail } from '../user-email';
 
@@ -37,6 +35,7 @@ export function LoginPage() {
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState(false);
   const [unverified, setUnverified] = useState<string | null>(null);
+  const [login] = useLoginMutation();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -49,14 +48,13 @@ export function LoginPage() {
     }
     setBusy(true);
     try {
-      const { data } = await login(email.trim(), password);
+      const { data } = await login({ email: email.trim(), password }).unwrap();
       notifySuccess('Login successful! Redirecting...', { autoClose: LOGIN_REDIRECT_MS });
       dispatch(setUser({ user: data.user, token: data.token }));
       setDone(true);
       navigateLater(homeRouteFor(data.user.role), LOGIN_REDIRECT_MS);
     } catch (error) {
-      const body: ApiErrorBody | undefined = isAxiosError(error) ? error.response?.data : undefined;
-      if (isAxiosError(error) && error.response?.status === 403 && body?.error === 'account_not_verified') {
+      if (errorStatus(error) === 403 && errorBody(error)?.error === 'account_not_verified') {
         storeUserEmail(email.trim());
         setUnverified(getErrorMessage(error, 'Please verify your account before logging in.'));
       } else {

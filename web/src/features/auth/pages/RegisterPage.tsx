@@ -4,7 +4,7 @@ import { SelectField, TextAreaField, TextField } from '@/components/Field';
 import { PasswordField } from '@/components/PasswordField';
 import { getErrorMessages } from '@/lib/api-client';
 import { notifyErrors, notifySuccess } from '@/lib/notify';
-import { register, type RegistrableRole } from '../api';
+import { useRegisterMutation, type RegistrableRole } from '../api';
 import { AuthCard } from '../components/AuthCard';
 import { REGISTER_REDIRECT_MS } from '../home-route';
 import {
@@ -33,6 +33,7 @@ export function RegisterPage() {
   const [step, setStep] = useState(0);
   const [form, setForm] = useState<RegistrationForm>(EMPTY_REGISTRATION);
   const [busy, setBusy] = useState(false);
+  const [register] = useRegisterMutation();
   const stepTitle = useRef<HTMLHeadingElement>(null);
   const moved = useRef(false);
 
@@ -62,7 +63,7 @@ export function RegisterPage() {
     setBusy(true);
     try {
       const payload = registrationPayload(form);
-      const result = await register(payload);
+      const result = await register(payload).unwrap();
       notifySuccess(result.message || 'Registration successful!');
       storeUserEmail(result.data?.email || payload.email);
       setForm(EMPTY_REGISTRATION);

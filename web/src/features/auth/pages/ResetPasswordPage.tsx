@@ -2,34 +2,27 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { getErrorMessage } from '@/lib/api-client';
 import { notifySuccess } from '@/lib/notify';
-import { resetPasswordWithToken } from '../api';
+import { useResetPasswordWithTokenMutation } from '../api';
 import { AuthCard } from '../components/AuthCard';
 import { NewPasswordFields } from '../components/NewPasswordFields';
+import { useNewPassword } from '../use-new-password';
 
 /** /reset-password?token=...: the link of the reset mail (api.md). */
 export function ResetPasswordPage() {
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const token = params.get('token') ?? '';
-  const [password, setPassword] = useState('');
-  const [confirmation, setConfirmation] = useState('');
+  const newPassword = useNewPassword();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [resetPasswordWithToken] = useResetPasswordWithTokenMutation();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (password === '' || confirmation === '') {
-      setError('Password fields cannot be empty.');
-      return;
-    }
-    if (password !== confirmation) {
-      setError('Passwords do not match!');
-      return;
-    }
-    setError(null);
+    if (!newPassword.isAcceptable(setError)) return;
     setBusy(true);
     try {
-      await resetPasswordWithToken(token, password);
+      await resetPasswordWithToken({ token, password: newPassword.password }).unwrap();
       notifySuccess('Password reset successfully!');
       void navigate('/login', { replace: true });
     } catch (failure) {
@@ -53,14 +46,7 @@ export function ResetPasswordPage() {
     >
       {token ? (
         <form className="auth-form" noValidate onSubmit={onSubmit} aria-label="Choose a new password">
-          <NewPasswordFields
-            idPrefix="reset"
-            password={password}
-            confirmation={confirmation}
-            onPasswordChange={setPassword}
-            onConfirmationChange={setConfirmation}
-            errorId={errorId}
-          />
+          <NewPasswordFields idPrefix="reset" errorId={errorId} {...newPassword.fields} />
           {error && (
             <p className="form-error" id="reset-error" role="alert">
               {error}

@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import { TextField } from '@/components/Field';
 import { getErrorMessage, getErrorMessages } from '@/lib/api-client';
 import { notifyError, notifyErrors, notifySuccess } from '@/lib/notify';
-import { confirmAccount, resendConfirmation } from '../api';
+import { useConfirmAccountMutation, useResendConfirmationMutation } from '../api';
 import { AuthCard } from '../components/AuthCard';
 import { OtpInput } from '../components/OtpInput';
 import { VERIFY_REDIRECT_MS } from '../home-route';
@@ -21,6 +21,8 @@ export function VerifyAccountPage() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [resending, setResending] = useState(false);
+  const [confirmAccount] = useConfirmAccountMutation();
+  const [resendConfirmation] = useResendConfirmationMutation();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -32,7 +34,7 @@ export function VerifyAccountPage() {
     setError(null);
     setBusy(true);
     try {
-      const result = await confirmAccount(email.trim(), joined);
+      const result = await confirmAccount({ email: email.trim(), code: joined }).unwrap();
       notifySuccess(result.message || 'Your account is verified. You can sign in now.');
       navigateLater('/login', VERIFY_REDIRECT_MS);
     } catch (failure) {
@@ -49,7 +51,7 @@ export function VerifyAccountPage() {
     setError(null);
     setResending(true);
     try {
-      const result = await resendConfirmation(email.trim());
+      const result = await resendConfirmation({ email: email.trim() }).unwrap();
       notifySuccess(result.message || 'A new code is on its way if the account exists.');
     } catch (failure) {
       notifyError(getErrorMessage(failure, 'An error occurred. Please try again.'));

@@ -1,9 +1,7 @@
 import { useEffect } from 'react';
 import { getErrorMessage } from '@/lib/api-client';
 import { notifyError } from '@/lib/notify';
-import { useApiGet } from '@/lib/use-api-get';
-import type { ApiResponse } from '@/types/api';
-import type { DashboardStats } from '../api';
+import { useGetDashboardStatsQuery, type DashboardStats } from '../api';
 
 const CARDS: { key: keyof DashboardStats; label: string }[] = [
   { key: 'totalImages', label: 'Total Images' },
@@ -13,25 +11,25 @@ const CARDS: { key: keyof DashboardStats; label: string }[] = [
 
 /** The three figures of GET /api/dashboard/stats. */
 export function StatCards() {
-  const { data, error, loading } = useApiGet<ApiResponse<DashboardStats>>('/dashboard/stats');
+  const { data, error, isError, isFetching } = useGetDashboardStatsQuery();
 
   useEffect(() => {
-    if (error !== undefined) notifyError(getErrorMessage(error, 'The statistics could not be loaded.'));
-  }, [error]);
+    if (isError) notifyError(getErrorMessage(error, 'The statistics could not be loaded.'));
+  }, [isError, error]);
 
   return (
-    <section aria-labelledby="stats-title" aria-busy={loading}>
+    <section aria-labelledby="stats-title" aria-busy={isFetching}>
       <h2 id="stats-title" className="visually-hidden">
         Statistics
       </h2>
       <dl className="stat-cards">
         {CARDS.map((card) => {
-          const value = data?.data?.[card.key];
+          const value = data?.[card.key];
           return (
             <div key={card.key} className="stat-card">
               <dt className="stat-card__label">{card.label}</dt>
               <dd className="stat-card__value">
-                {typeof value === 'number' ? value.toLocaleString('en-PK') : loading ? '…' : '—'}
+                {typeof value === 'number' ? value.toLocaleString('en-PK') : isFetching ? '…' : '—'}
               </dd>
             </div>
           );

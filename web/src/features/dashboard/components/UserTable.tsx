@@ -4,13 +4,13 @@ import { Modal } from '@/components/Modal';
 import { getErrorMessage } from '@/lib/api-client';
 import { fullName, roleLabel } from '@/lib/format';
 import { notifyError, notifySuccess } from '@/lib/notify';
-import { useApiGet } from '@/lib/use-api-get';
-import type { PagedResponse, User } from '@/types/api';
-import { deleteUser } from '../api';
+import { useDebouncedValue } from '@/lib/use-debounced-value';
+import { useListUsersQuery } from '@/lib/users-api';
+import type { User } from '@/types/api';
+import { useDeleteUserMutation } from '../api';
 
 /** product.md §9: user table page sizes, default 5. */
 const PAGE_SIZES = [5, 10, 25];
-const SEARCH_DELAY_MS = 300;
 
 function statusOf(user: User): string {
   if (user.active === false) return 'Inactive';
@@ -27,32 +27,23 @@ interface UserTableProps {
 
 /** The user directory of GET /api/users with search, paging and selection. */
 export function UserTable({ canDelete, selfId }: UserTableProps) {
-  const [page, setPage] = useState(1);
   const [limit, setLimit] = useState(PAGE_SIZES[0]);
   const [searchText, setSearchText] = useState('');
-  const [search, setSearch] = useState('');
-  const [version, setVersion] = useState(0);
+  const search = useDebouncedValue(searchText.trim());
+  // A new search starts again at page 1.
+  const [paging, setPaging] = useState({ search, page: 1 });
+  const page = paging.search === search ? paging.page : 1;
+  const setPage = (next: number) => setPaging({ search, page: next });
   const [selected, setSelected] = useState<Set<string>>(() => new Set());
   const [toDelete, setToDelete] = useState<User | null>(null);
   const [deleting, setDeleting] = useState(false);
   const selectAll = useRef<HTMLInputElement>(null);
-
-  // Wait for a pause in typing before asking the server.
-  useEffect(() => {
-    const timer = setTimeout(() => {
-      setSearch(searchText.trim());
-      setPage(1);
-    }, SEARCH_DELAY_MS);
-    return () => clearTimeout(timer);
-  }, [searchText]);
-
-  const params: Record<string, string | number> = { page, limit };
-  if (search) params.search = search;
-  const { data, error, loading } = useApiGet<PagedResponse<User>>('/users', params, version);
+  const { data, error, isError, isFetching: loading } = useListUsersQuery({ page, limit, search: search || undefined });
+  const [deleteUser] = useDeleteUserMutation();
 
   useEffect(() => {
-    if (error !== undefined) notifyError(getErrorMessage(error, 'The users could not be loaded.'));
-  }, [error]);
+    if (isError) notifyError(getErrorMessage(error, 'The users could not be loaded.'));
+  }, [isError, error]);
 
   const rows = data?.data ?? [];
   const pagination = data?.pagination;
@@ -86,7 +77,7 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
     if (!toDelete) return;
     setDeleting(true);
     try {
-      const result = await deleteUser(toDelete.id);
+      const result = await deleteUser(toDelete.id).unwrap();
       notifySuccess(result.message || 'User deleted.');
       setSelected((current) => {
         const next = new Set(current);
@@ -94,9 +85,8 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
         return next;
       });
       setToDelete(null);
-      // The last row of a later page: show the page before it.
+      // The last row of a later page: show the page before it (the list reloads itself).
       if (rows.length === 1 && page > 1) setPage(page - 1);
-      else setVersion((v) => v + 1);
     } catch (failure) {
       notifyError(getErrorMessage(failure, 'The user could not be deleted. Please try again.'));
     } finally {
@@ -157,7 +147,7 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
             {rows.length === 0 && !loading && (
               <tr>
                 <td colSpan={7} className="user-table__empty">
-                  {error !== undefined ? 'The users could not be loaded.' : 'No users found.'}
+                  {isError ? 'The users could not be loaded.' : 'No users found.'}
                 </td>
               </tr>
             )}

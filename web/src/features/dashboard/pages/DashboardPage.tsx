@@ -1,5 +1,5 @@
 import { useAppSelector } from '@/app/hooks';
-import { selectUser } from '@/features/auth';
+import { selectUser } from '@/lib/session';
 import { StatCards } from '../components/StatCards';
 import { UserTable } from '../components/UserTable';
 import '@/components/forms.css';

@@ -1,9 +1,11 @@
 import { useState } from 'react';
 import { Modal } from '@/components/Modal';
 import { getErrorMessage } from '@/lib/api-client';
+import { fullName } from '@/lib/format';
 import { notifyError, notifySuccess } from '@/lib/notify';
-import { deleteImage, type MedicalImage } from '../api';
-import { captionOf, personName } from '../media';
+import type { MedicalImage } from '@/types/images';
+import { useDeleteImageMutation } from '../api';
+import { captionOf } from '../media';
 
 interface DeleteImageModalProps {
   image: MedicalImage;
@@ -11,15 +13,16 @@ interface DeleteImageModalProps {
   onDeleted: () => void;
 }
 
-/** Asks before DELETE /api/upload/image/{id}; toasts the server's answer. */
+/** Asks before DELETE /api/upload/image/{id}; toasts the server's answer. The lists refresh through the cache tags. */
 export function DeleteImageModal({ image, onClose, onDeleted }: DeleteImageModalProps) {
   const [busy, setBusy] = useState(false);
-  const patient = personName(image.patient);
+  const [deleteImage] = useDeleteImageMutation();
+  const patient = fullName(image.patient);
 
   async function confirm() {
     setBusy(true);
     try {
-      const result = await deleteImage(image.id);
+      const result = await deleteImage(image.id).unwrap();
       notifySuccess(result.message || 'Image deleted successfully.');
       onDeleted();
     } catch (error) {

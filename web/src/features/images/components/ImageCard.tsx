@@ -1,8 +1,7 @@
-import { useId } from 'react';
-import { ShareList, type ImageShare } from '@/features/sharing';
-import { formatDate, formatDateTime } from '@/lib/format';
-import type { MedicalImage } from '../api';
-import { captionOf, mediaOf, personName, typeLabel } from '../media';
+import { useId, type ReactNode } from 'react';
+import { formatDate, formatDateTime, fullName } from '@/lib/format';
+import type { MedicalImage } from '@/types/images';
+import { captionOf, mediaOf, typeLabel } from '../media';
 import { DocumentIcon, LockIcon, PdfIcon } from './icons';
 import { SignedImage } from './SignedImage';
 
@@ -14,16 +13,16 @@ interface ImageCardProps {
   variant: CardVariant;
   /** The uploader and admins may delete (product.md §6, api.md). */
   canDelete: boolean;
-  /** The uploader and admins may share, see the shares and revoke them. */
+  /** The uploader and admins may share and see the shares. */
   canShare: boolean;
   onOpen: (image: MedicalImage) => void;
   onDelete: (image: MedicalImage) => void;
-  onShare: (image: MedicalImage) => void;
-  onVerify: (image: MedicalImage) => void;
-  /** A share was revoked: the lists are stale. */
-  onSharesChanged: () => void;
-  /** Whether the caller may revoke one of the image's shares. */
-  canRevoke?: (share: ImageShare) => boolean;
+  /** Without it the card offers no Share. */
+  onShare?: (image: MedicalImage) => void;
+  /** Without it the card offers no Verify. */
+  onVerify?: (image: MedicalImage) => void;
+  /** Who the image is shared with, shown when the caller may share it. */
+  shares?: ReactNode;
 }
 
 function NoPreview() {
@@ -88,16 +87,17 @@ export function ImageCard({
   onDelete,
   onShare,
   onVerify,
-  onSharesChanged,
-  canRevoke,
+  shares,
 }: ImageCardProps) {
   const titleId = useId();
   const caption = captionOf(image);
   const viewable = image.image_url !== null;
-  const sharedBy = personName(image.sharedBy);
+  const sharedBy = fullName(image.sharedBy);
   const received = variant === 'shared';
   const expires = received ? formatDateTime(image.expiresAt) : null;
   const sharing = variant === 'uploaded' && canShare;
+  // A share not verified yet withholds the upload date: show when it was shared.
+  const date = image.createdAt ?? image.sharedAt ?? null;
 
   return (
     <li className="image-card">
@@ -112,13 +112,11 @@ export function ImageCard({
           <dl className="image-card__facts">
             <div>
               <dt>Patient</dt>
-              <dd>{personName(image.patient) || 'N/A'}</dd>
+              <dd>{fullName(image.patient) || 'N/A'}</dd>
             </div>
             <div>
               <dt>Date</dt>
-              <dd>
-                <time dateTime={image.createdAt}>{formatDate(image.createdAt) ?? 'N/A'}</time>
-              </dd>
+              <dd>{date ? <time dateTime={date}>{formatDate(date)}</time> : 'N/A'}</dd>
             </div>
             {sharedBy && (
               <div>
@@ -136,7 +134,7 @@ export function ImageCard({
             )}
           </dl>
           <p className="image-card__type">{typeLabel(image)}</p>
-          {sharing && <ShareList shares={image.shares ?? []} onRevoked={onSharesChanged} canRevoke={canRevoke} />}
+          {sharing && shares}
         </div>
         <div className="image-card__actions">
           {viewable && (
@@ -149,7 +147,7 @@ export function ImageCard({
               View
             </button>
           )}
-          {sharing && (
+          {sharing && onShare && (
             <button
               type="button"
               className="btn btn--outline btn--small"
@@ -159,7 +157,7 @@ export function ImageCard({
               Share
             </button>
           )}
-          {received && !image.isVerified && (
+          {received && !image.isVerified && onVerify && (
             <button
               type="button"
               className="btn btn--primary btn--small"

@@ -1,86 +1,76 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useState, type ReactNode } from 'react';
 import { Spinner } from '@/components/Spinner';
-import type { ImageShare } from '@/features/sharing';
-import { useApiGet } from '@/lib/use-api-get';
-import type { PagedResponse } from '@/types/api';
-import { IMAGE_PAGE_SIZE, type MedicalImage } from '../api';
+import type { MedicalImage } from '@/types/images';
+import { useListImagesQuery, type ImageList } from '../api';
 import { ImageCard, type CardVariant } from './ImageCard';
 
 interface ImageSectionProps {
   title: string;
-  /** The list endpoint, e.g. '/upload/my-images'. */
-  url: string;
+  list: ImageList;
   emptyText: string;
   /** A line under the title. */
   note?: string;
   /** Which sharing parts the cards show. */
   variant: CardVariant;
-  /** Bumped by the page to load the list again (after a delete, share, verify or revoke). */
-  version: number;
   canDelete: (image: MedicalImage) => boolean;
   canShare: (image: MedicalImage) => boolean;
   onOpen: (image: MedicalImage) => void;
   onDelete: (image: MedicalImage, context: { lastOnPage: boolean; goBack: () => void }) => void;
-  onShare: (image: MedicalImage) => void;
-  onVerify: (image: MedicalImage) => void;
-  onSharesChanged: () => void;
-  canRevoke?: (share: ImageShare) => boolean;
+  onShare?: (image: MedicalImage) => void;
+  onVerify?: (image: MedicalImage) => void;
+  /** Who an image is shared with, on the cards the caller may share. */
+  renderShares?: (image: MedicalImage) => ReactNode;
 }
 
-/** A titled, paged list of image cards (product.md §2 /view-images). */
+/**
+ * A titled, paged list of image cards (product.md §2 /view-images). The list
+ * reloads itself when a write changes it (cache tags).
+ */
 export function ImageSection({
   title,
-  url,
+  list,
   emptyText,
   note,
   variant,
-  version,
   canDelete,
   canShare,
   onOpen,
   onDelete,
   onShare,
   onVerify,
-  onSharesChanged,
-  canRevoke,
+  renderShares,
 }: ImageSectionProps) {
   const titleId = useId();
   const [page, setPage] = useState(1);
-  const [retries, setRetries] = useState(0);
-  const { data, error, loading } = useApiGet<PagedResponse<MedicalImage>>(
-    url,
-    { page, limit: IMAGE_PAGE_SIZE },
-    version + retries,
-  );
+  // currentData is this page's answer only: another page's never shows while the next one loads.
+  const { data, currentData, error, isError, isFetching, refetch } = useListImagesQuery({ list, page });
 
   useEffect(() => {
     // product.md §8: an image list failure is logged.
-    if (error !== undefined) console.error('Failed to fetch images', error);
-  }, [error]);
+    if (isError) console.error('Failed to fetch images', error);
+  }, [isError, error]);
 
   const pagination = data?.pagination;
-  // The answer on screen may be of the page before while the next one loads.
-  const current = pagination && pagination.currentPage === page ? data : undefined;
-  const images = current?.data ?? [];
+  const images = currentData?.data ?? [];
   const totalPages = Math.max(1, pagination?.totalPages ?? 1);
-  const showSpinner = loading && !current;
+  const showSpinner = isFetching && !currentData;
 
   return (
-    <section className="image-section" aria-labelledby={titleId} aria-busy={loading}>
+    <section className="image-section" aria-labelledby={titleId} aria-busy={isFetching}>
       <h2 id={titleId} className="image-section__title">
         {title}
       </h2>
       {note && <p className="image-section__note">{note}</p>}
       {showSpinner && <Spinner label={`Loading ${title.toLowerCase()}…`} />}
-      {!loading && error !== undefined && (
+      {!isFetching && isError && (
         <div className="form-error image-section__error" role="alert">
           <p>The images could not be loaded.</p>
-          <button type="button" className="btn btn--outline btn--small" onClick={() => setRetries((n) => n + 1)}>
+          <button type="button" className="btn btn--outline btn--small" onClick={() => void refetch()}>
             Try again
           </button>
         </div>
       )}
-      {!showSpinner && error === undefined && current && images.length === 0 && (
+      {!showSpinner && !isError && currentData && images.length === 0 && (
         <p className="image-section__empty">{emptyText}</p>
       )}
       {images.length > 0 && (
@@ -95,8 +85,7 @@ export function ImageSection({
               onOpen={onOpen}
               onShare={onShare}
               onVerify={onVerify}
-              onSharesChanged={onSharesChanged}
-              canRevoke={canRevoke}
+              shares={renderShares?.(image)}
               onDelete={(target) =>
                 onDelete(target, {
                   lastOnPage: images.length === 1 && page > 1,
@@ -112,7 +101,7 @@ export function ImageSection({
           <button
             type="button"
             className="btn btn--outline btn--small"
-            disabled={loading || !pagination.hasPrevPage}
+            disabled={isFetching || !pagination.hasPrevPage}
             onClick={() => setPage(pagination.currentPage - 1)}
           >
             Previous
@@ -124,7 +113,7 @@ export function ImageSection({
           <button
             type="button"
             className="btn btn--outline btn--small"
-            disabled={loading || !pagination.hasNextPage}
+            disabled={isFetching || !pagination.hasNextPage}
             onClick={() => setPage(pagination.currentPage + 1)}
           >
             Next

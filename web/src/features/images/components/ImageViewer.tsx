@@ -1,11 +1,12 @@
-import { isAxiosError, isCancel } from 'axios';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Modal } from '@/components/Modal';
 import { Spinner } from '@/components/Spinner';
-import { formatDateTime, orNA } from '@/lib/format';
-import { fetchImage, type DicomFacts, type MedicalImage } from '../api';
+import { errorStatus } from '@/lib/api-client';
+import { formatDateTime, fullName, orNA } from '@/lib/format';
+import type { DicomFacts, MedicalImage } from '@/types/images';
+import { useGetImageQuery, useLazyGetImageQuery } from '../api';
 import { formatBytes } from '../file-rules';
-import { captionOf, mediaOf, personName, typeLabel } from '../media';
+import { captionOf, mediaOf, typeLabel } from '../media';
 import { DocumentIcon, LockIcon } from './icons';
 import { PdfDocument } from './PdfDocument';
 import { SignedImage } from './SignedImage';
@@ -17,13 +18,6 @@ interface ImageViewerProps {
   /** The image as the list gave it. */
   image: MedicalImage;
   onClose: () => void;
-}
-
-interface Fetched {
-  /** The image as first fetched: what the viewer draws. */
-  shown: MedicalImage;
-  /** The newest answer: its URLs back the Download link. */
-  latest: MedicalImage;
 }
 
 function dimensions(dicom: DicomFacts): string {
@@ -118,41 +112,31 @@ function Stage({ image, refreshContentUrl }: { image: MedicalImage; refreshConte
  * image again (GET /api/upload/image/{id}) for freshly signed URLs.
  */
 export function ImageViewer({ image: listed, onClose }: ImageViewerProps) {
-  const [fetched, setFetched] = useState<Fetched | null>(null);
-  const [failure, setFailure] = useState<unknown>(undefined);
-  const [round, setRound] = useState(0);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    fetchImage(listed.id, controller.signal).then(
-      (fresh) => setFetched((current) => ({ shown: current?.shown ?? fresh, latest: fresh })),
-      (error: unknown) => {
-        if (!isCancel(error)) setFailure(error);
-      },
-    );
-    const timer = setTimeout(() => setRound((n) => n + 1), RENEW_MS);
-    return () => {
-      controller.abort();
-      clearTimeout(timer);
-    };
-  }, [listed.id, round]);
+  // Polled for fresh URLs: signed URLs live 5 minutes.
+  const { data: latest, fulfilledTimeStamp, error, isError } = useGetImageQuery(listed.id, {
+    pollingInterval: RENEW_MS,
+  });
+  const [fetchImage] = useLazyGetImageQuery();
+  const [openedAt] = useState(Date.now);
+  // The first answer fetched since opening is what the viewer draws (a cached
+  // one may hold expired URLs); later ones only back the Download link.
+  const [firstFetched, setFirstFetched] = useState<MedicalImage | null>(null);
+  if (latest && !firstFetched && (fulfilledTimeStamp ?? 0) >= openedAt) setFirstFetched(latest);
 
   async function refreshContentUrl(): Promise<string | null> {
     try {
-      const fresh = await fetchImage(listed.id);
-      setFetched((current) => ({ shown: current?.shown ?? fresh, latest: fresh }));
-      return fresh.image_url;
+      return (await fetchImage(listed.id).unwrap()).image_url;
     } catch {
       return null;
     }
   }
 
-  const status = isAxiosError(failure) ? failure.response?.status : undefined;
-  const gone = !fetched && (status === 404 || status === 403);
-  // A failed renewal for another reason falls back to the list's copy.
-  const shown = fetched?.shown ?? (failure !== undefined && !gone ? listed : null);
-  const latest = fetched?.latest ?? shown;
-  const uploader = personName(listed.uploadedBy);
+  const status = errorStatus(error);
+  const gone = !firstFetched && (status === 404 || status === 403);
+  // A failed fetch for another reason falls back to the list's copy.
+  const shown = firstFetched ?? (isError && !gone ? listed : null);
+  const newest = firstFetched ? (latest ?? firstFetched) : shown;
+  const uploader = fullName(listed.uploadedBy);
 
   return (
     <Modal title={captionOf(listed)} onClose={onClose} size="full">
@@ -166,7 +150,7 @@ export function ImageViewer({ image: listed, onClose }: ImageViewerProps) {
           <dl className="viewer__facts">
             <div>
               <dt>Patient</dt>
-              <dd>{personName(listed.patient) || 'N/A'}</dd>
+              <dd>{fullName(listed.patient) || 'N/A'}</dd>
             </div>
             <div>
               <dt>Uploaded by</dt>
@@ -175,7 +159,11 @@ export function ImageViewer({ image: listed, onClose }: ImageViewerProps) {
             <div>
               <dt>Uploaded</dt>
               <dd>
-                <time dateTime={listed.createdAt}>{formatDateTime(listed.createdAt) ?? 'N/A'}</time>
+                {listed.createdAt ? (
+                  <time dateTime={listed.createdAt}>{formatDateTime(listed.createdAt)}</time>
+                ) : (
+                  'N/A'
+                )}
               </dd>
             </div>
             <div>
@@ -185,13 +173,14 @@ export function ImageViewer({ image: listed, onClose }: ImageViewerProps) {
             <div>
               <dt>File</dt>
               <dd className="viewer__file">
-                {listed.fileName} ({formatBytes(listed.size)})
+                {listed.fileName ?? 'N/A'}
+                {listed.size !== null && ` (${formatBytes(listed.size)})`}
               </dd>
             </div>
           </dl>
-          {listed.dicom && <DicomFactsList dicom={(latest ?? listed).dicom ?? listed.dicom} />}
-          {latest?.image_url && (
-            <a className="btn btn--primary viewer__download" href={latest.image_url} download={listed.fileName || true}>
+          {listed.dicom && <DicomFactsList dicom={newest?.dicom ?? listed.dicom} />}
+          {newest?.image_url && (
+            <a className="btn btn--primary viewer__download" href={newest.image_url} download={listed.fileName || true}>
               Download
             </a>
           )}

@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from 'react';
-import { fetchImage, type MedicalImage } from '../api';
+import type { MedicalImage } from '@/types/images';
+import { useLazyGetImageQuery } from '../api';
 
 interface SignedImageProps {
   imageId: string;
@@ -23,6 +24,7 @@ type Attempt = { src: string; retried: boolean } | 'refreshing' | 'failed';
  */
 export function SignedImage({ imageId, src, pick, alt, className, fallback, lazy = false }: SignedImageProps) {
   const [attempt, setAttempt] = useState<Attempt>({ src, retried: false });
+  const [fetchImage] = useLazyGetImageQuery();
 
   async function onError() {
     if (typeof attempt !== 'object' || attempt.retried) {
@@ -31,7 +33,7 @@ export function SignedImage({ imageId, src, pick, alt, className, fallback, lazy
     }
     setAttempt('refreshing');
     try {
-      const next = pick(await fetchImage(imageId));
+      const next = pick(await fetchImage(imageId).unwrap());
       setAttempt(next ? { src: next, retried: true } : 'failed');
     } catch {
       setAttempt('failed');

@@ -1,16 +1,16 @@
-import { isAxiosError, isCancel } from 'axios';
 import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useAppSelector } from '@/app/hooks';
 import { TextField } from '@/components/Field';
-import { selectUser } from '@/features/auth';
-import { getErrorMessages } from '@/lib/api-client';
+import { UserPicker, type UserPickerHandle, type UserPickerTexts } from '@/components/UserPicker';
+import { isCancelled } from '@/lib/api';
+import { errorBody, errorStatus, getErrorMessages } from '@/lib/api-client';
+import { nameLastFirst } from '@/lib/format';
 import { notifyErrors, notifyInfo, notifySuccess } from '@/lib/notify';
-import type { ApiErrorBody, User } from '@/types/api';
-import { uploadImage } from '../api';
-import { PatientPicker } from '../components/PatientPicker';
+import { selectUser } from '@/lib/session';
+import type { User } from '@/types/api';
+import { useUploadImageMutation } from '../api';
 import { ACCEPT, fileProblem, formatBytes, kindOf, UPLOAD_TEXTS, type FileKind } from '../file-rules';
-import { patientLabel } from '../media';
 import '@/components/forms.css';
 import '../images.css';
 
@@ -18,6 +18,16 @@ const KIND_LABELS: Record<FileKind, string> = { jpeg: 'JPEG image', png: 'PNG im
 const CAPTION_MAX = 500;
 const FILE_ID = 'upload-file';
 const CAPTION_ID = 'upload-caption';
+
+const PICKER_TEXTS: UserPickerTexts = {
+  legend: 'Patient',
+  searchLabel: 'Search patients',
+  one: 'patient',
+  many: 'patients',
+  none: (search) => (search ? `No patients match “${search}”.` : 'No patients found.'),
+  // product.md §2: the users list is fetched after a file is chosen.
+  waiting: 'Choose a file first; the list of patients appears then.',
+};
 
 interface Errors {
   file?: string;
@@ -49,9 +59,8 @@ function LocalPreview({ file, alt }: { file: File; alt: string }) {
 
 /** Field errors of a failed upload, by form field (api.md: 413, 415, 422). */
 function inlineErrors(error: unknown): Errors {
-  if (!isAxiosError(error) || !error.response) return {};
-  const status = error.response.status;
-  const body = (error.response.data ?? {}) as ApiErrorBody;
+  const status = errorStatus(error);
+  const body = errorBody(error) ?? {};
   const errors: Errors = {};
   if ((status === 413 || status === 415) && body.message) errors.file = body.message;
   for (const item of Array.isArray(body.errors) ? body.errors : []) {
@@ -74,12 +83,14 @@ export function UploadImagePage() {
   const [busy, setBusy] = useState(false);
   const [progress, setProgress] = useState(0);
   const [uploaded, setUploaded] = useState<Uploaded | null>(null);
-  const controller = useRef<AbortController | null>(null);
+  const [uploadImage] = useUploadImageMutation();
+  const inFlight = useRef<{ abort: () => void } | null>(null);
   const doneRef = useRef<HTMLDivElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
+  const pickerRef = useRef<UserPickerHandle>(null);
 
   // Leaving the page stops an upload in flight.
-  useEffect(() => () => controller.current?.abort(), []);
+  useEffect(() => () => inFlight.current?.abort(), []);
 
   useEffect(() => {
     if (uploaded) doneRef.current?.focus();
@@ -116,15 +127,9 @@ export function UploadImagePage() {
   function focusFirstInvalid(found: Errors) {
     const form = formRef.current;
     if (!form) return;
-    let target: HTMLElement | null = null;
-    if (found.file) target = form.querySelector(`#${FILE_ID}`);
-    else if (found.caption) target = form.querySelector(`#${CAPTION_ID}`);
-    else if (found.patient) {
-      target =
-        form.querySelector<HTMLElement>('input[name="patientId"]:not([disabled])') ??
-        form.querySelector<HTMLElement>('[data-patient-search]');
-    }
-    target?.focus();
+    if (found.file) form.querySelector<HTMLElement>(`#${FILE_ID}`)?.focus();
+    else if (found.caption) form.querySelector<HTMLElement>(`#${CAPTION_ID}`)?.focus();
+    else if (found.patient) pickerRef.current?.focus();
   }
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -144,17 +149,14 @@ export function UploadImagePage() {
       return;
     }
 
-    const abort = new AbortController();
-    controller.current = abort;
     setBusy(true);
     setProgress(0);
+    const request = uploadImage({ caption: caption.trim(), patientId: patient.id, file, onProgress: setProgress });
+    inFlight.current = request;
     try {
-      await uploadImage(
-        { caption: caption.trim(), patientId: patient.id, file },
-        { onProgress: setProgress, signal: abort.signal },
-      );
+      await request.unwrap();
       notifySuccess('Image uploaded successfully!');
-      setUploaded({ caption: caption.trim(), patient: patientLabel(patient) });
+      setUploaded({ caption: caption.trim(), patient: nameLastFirst(patient) });
       // A provider often uploads several files in a row: start again, on this page.
       setChosen(null);
       setFileKey((key) => key + 1);
@@ -162,14 +164,14 @@ export function UploadImagePage() {
       setPatient(null);
       setErrors({});
     } catch (error) {
-      if (isCancel(error)) {
+      if (isCancelled(error)) {
         notifyInfo('Upload cancelled.');
       } else {
         notifyErrors(getErrorMessages(error, 'Something went wrong while uploading.'));
         setErrors(inlineErrors(error));
       }
     } finally {
-      controller.current = null;
+      inFlight.current = null;
       setBusy(false);
     }
   }
@@ -245,7 +247,10 @@ export function UploadImagePage() {
             }}
           />
 
-          <PatientPicker
+          <UserPicker
+            ref={pickerRef}
+            texts={PICKER_TEXTS}
+            onlyRole="patient"
             enabled={file !== null}
             selected={patient}
             error={errors.patient}
@@ -278,7 +283,7 @@ export function UploadImagePage() {
               {busy ? 'Uploading...' : 'Upload Image'}
             </button>
             {busy && (
-              <button type="button" className="btn btn--outline" onClick={() => controller.current?.abort()}>
+              <button type="button" className="btn btn--outline" onClick={() => inFlight.current?.abort()}>
                 Cancel upload
               </button>
             )}

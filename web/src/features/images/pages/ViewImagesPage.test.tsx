@@ -2,11 +2,11 @@ import { fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { MedicalImage } from '@/features/images';
 import { formatDateTime } from '@/lib/format';
 import { makeImage, makeUser, pageOf } from '@/test/fixtures';
 import { mockApi, renderRoute } from '@/test/render';
 import type { User } from '@/types/api';
+import type { MedicalImage } from '@/types/images';
 
 const pdf = vi.hoisted(() => ({
   openPdf: vi.fn(),
@@ -394,7 +394,7 @@ describe('/view-images sharing', () => {
     expect(within(section('Uploaded Images')).getByRole('button', { name: 'Share Untitled' })).toHaveFocus();
   });
 
-  it('shares from a card, closes the dialog and reloads both lists', async () => {
+  it('shares from a card, closes the dialog and reloads the list showing the image', async () => {
     mock.onGet('/upload/my-images').replyOnce(200, pageOf([image(1, { shares: [] })]));
     mock.onGet('/upload/my-images').reply(200, pageOf([image(1, { shares: [share] })]));
     mock.onGet('/upload/shared-images').reply(200, EMPTY);
@@ -420,7 +420,8 @@ describe('/view-images sharing', () => {
     expect(await within(uploaded).findByRole('button', { name: 'Revoke share with Ayesha Khan' })).toBeInTheDocument();
     expect(within(uploaded).getByRole('list', { name: 'Shared with' })).toHaveTextContent('Ayesha KhanWaiting for code');
     expect(listCalls('/upload/my-images')).toHaveLength(2);
-    expect(listCalls('/upload/shared-images')).toHaveLength(2);
+    // The cache tags reload only the lists the share changed.
+    expect(listCalls('/upload/shared-images')).toHaveLength(1);
   });
 
   it('revokes a share from the card and reloads', async () => {
@@ -474,6 +475,34 @@ describe('/view-images sharing', () => {
     expect(open).toHaveTextContent(`Expires${formatDateTime('2025-05-14T09:30:00Z')}`);
     // A patient neither shares nor sees anyone's shares.
     expect(screen.queryByText('Shared with')).not.toBeInTheDocument();
+  });
+
+  it('lists a share not verified yet whose details the server withholds (nulls and sharedAt)', async () => {
+    mock.onGet('/upload/shared-images').reply(
+      200,
+      pageOf([
+        lockedShare(1, {
+          caption: null,
+          fileName: null,
+          size: null,
+          createdAt: null,
+          sharedAt: '2025-05-12T09:30:00Z',
+          patient: null,
+          uploadedBy: null,
+          dicom: null,
+          contentType: 'application/pdf',
+        }),
+      ]),
+    );
+    renderAs(patient);
+    const locked = await within(section('Shared Images')).findByRole('article');
+    expect(within(locked).getByRole('heading', { name: 'Untitled' })).toBeInTheDocument();
+    expect(locked).toHaveTextContent('Image not Verified');
+    expect(locked).toHaveTextContent('PatientN/A');
+    expect(locked).toHaveTextContent('Date12/05/2025');
+    expect(locked).toHaveTextContent('Shared bySara Malik');
+    expect(locked).toHaveTextContent('PDF');
+    expect(within(locked).getByRole('button', { name: 'Verify Untitled' })).toBeInTheDocument();
   });
 
   it('verifies a shared image with the emailed code, then shows it', async () => {

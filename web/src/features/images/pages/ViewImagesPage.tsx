@@ -1,14 +1,25 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useAppSelector } from '@/app/hooks';
-import { selectUser } from '@/features/auth';
-import { ShareImageModal, VerifyImageModal, type ImageShare } from '@/features/sharing';
-import type { MedicalImage } from '../api';
+import { selectUser } from '@/lib/session';
+import type { MedicalImage } from '@/types/images';
 import { DeleteImageModal } from '../components/DeleteImageModal';
 import { ImageSection } from '../components/ImageSection';
 import { ImageViewer } from '../components/ImageViewer';
-import { captionOf } from '../media';
 import '@/components/forms.css';
 import '../images.css';
+
+/**
+ * What sharing adds to the page. The images feature knows nothing of sharing:
+ * app/ composes the two by filling these slots.
+ */
+export interface SharingSlots {
+  /** Who the image is shared with, on the cards of images the caller may share. */
+  shares: (image: MedicalImage) => ReactNode;
+  /** The Share dialog; `close` once it is done or cancelled. */
+  shareDialog: (image: MedicalImage, close: () => void) => ReactNode;
+  /** The Verify dialog of an image shared with the caller. */
+  verifyDialog: (image: MedicalImage, close: () => void) => ReactNode;
+}
 
 interface PendingDelete {
   image: MedicalImage;
@@ -19,27 +30,23 @@ interface PendingDelete {
 /**
  * /view-images (product.md §2): 'Uploaded Images' for providers (their own)
  * and admins (every image), 'Shared Images' for everyone; a card opens the
- * viewer; the uploader and admins may delete, share and revoke shares; the
- * recipient of a share verifies it with the emailed code.
+ * viewer; the uploader and admins may delete. With `sharing`, they may also
+ * share and see the shares, and the recipient of a share verifies it.
  */
-export function ViewImagesPage() {
+export function ViewImagesPage({ sharing }: { sharing?: SharingSlots }) {
   const user = useAppSelector(selectUser);
   const role = user?.role ?? '';
   const isAdmin = role === 'admin';
-  const [version, setVersion] = useState(0);
   const [viewing, setViewing] = useState<MedicalImage | null>(null);
   const [pending, setPending] = useState<PendingDelete | null>(null);
-  const [sharing, setSharing] = useState<MedicalImage | null>(null);
+  const [sharingImage, setSharingImage] = useState<MedicalImage | null>(null);
   const [verifying, setVerifying] = useState<MedicalImage | null>(null);
 
   // The uploader and admins; never patients (product.md §6).
   const isOwnerOrAdmin = (image: MedicalImage) =>
     role !== 'patient' && (isAdmin || (Boolean(user?.id) && image.uploadedBy?.id === user?.id));
-  const canDelete = isOwnerOrAdmin;
-  const canShare = isOwnerOrAdmin;
-  // Only a share's sharer or an admin may revoke it (an admin may have shared a provider's image).
-  const canRevoke = (share: ImageShare) => isAdmin || (Boolean(user?.id) && share.sharedBy?.id === user?.id);
-  const reload = () => setVersion((n) => n + 1);
+  const onShare = sharing ? setSharingImage : undefined;
+  const onVerify = sharing ? setVerifying : undefined;
 
   function onDelete(image: MedicalImage, context: { lastOnPage: boolean; goBack: () => void }) {
     setPending({ image, ...context });
@@ -48,7 +55,6 @@ export function ViewImagesPage() {
   function onDeleted() {
     if (pending?.lastOnPage) pending.goBack();
     setPending(null);
-    reload();
   }
 
   return (
@@ -58,61 +64,35 @@ export function ViewImagesPage() {
       {role !== 'patient' && (
         <ImageSection
           title="Uploaded Images"
-          url={isAdmin ? '/upload/images' : '/upload/my-images'}
+          list={isAdmin ? 'images' : 'my-images'}
           emptyText="No uploaded images found."
           note={isAdmin ? 'Every image in MediShare, whoever uploaded it.' : undefined}
           variant="uploaded"
-          version={version}
-          canDelete={canDelete}
-          canShare={canShare}
-          canRevoke={canRevoke}
+          canDelete={isOwnerOrAdmin}
+          canShare={isOwnerOrAdmin}
           onOpen={setViewing}
           onDelete={onDelete}
-          onShare={setSharing}
-          onVerify={setVerifying}
-          onSharesChanged={reload}
+          onShare={onShare}
+          onVerify={onVerify}
+          renderShares={sharing?.shares}
         />
       )}
       <ImageSection
         title="Shared Images"
-        url="/upload/shared-images"
+        list="shared-images"
         emptyText="No shared images found."
         variant="shared"
-        version={version}
-        canDelete={canDelete}
+        canDelete={isOwnerOrAdmin}
         canShare={() => false}
         onOpen={setViewing}
         onDelete={onDelete}
-        onShare={setSharing}
-        onVerify={setVerifying}
-        onSharesChanged={reload}
+        onShare={onShare}
+        onVerify={onVerify}
       />
       {viewing && <ImageViewer image={viewing} onClose={() => setViewing(null)} />}
       {pending && <DeleteImageModal image={pending.image} onClose={() => setPending(null)} onDeleted={onDeleted} />}
-      {sharing && (
-        <ShareImageModal
-          imageId={sharing.id}
-          caption={captionOf(sharing)}
-          shares={sharing.shares}
-          currentUserId={user?.id}
-          onClose={() => setSharing(null)}
-          onShared={() => {
-            setSharing(null);
-            reload();
-          }}
-        />
-      )}
-      {verifying && (
-        <VerifyImageModal
-          sharingRequestId={verifying.sharingRequestId}
-          onClose={() => setVerifying(null)}
-          onVerified={() => {
-            setVerifying(null);
-            reload();
-          }}
-          onEnded={reload}
-        />
-      )}
+      {sharingImage && sharing?.shareDialog(sharingImage, () => setSharingImage(null))}
+      {verifying && sharing?.verifyDialog(verifying, () => setVerifying(null))}
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { Link } from 'react-router';
 import { useAppSelector } from '@/app/hooks';
 import { Logo } from '@/components/Logo';
-import { selectIsSignedIn } from '@/features/auth';
+import { selectIsSignedIn } from '@/lib/session';
 
 export function LandingHeader() {
   const signedIn = useAppSelector(selectIsSignedIn);

@@ -3,7 +3,7 @@ import { Modal } from '@/components/Modal';
 import { PasswordField } from '@/components/PasswordField';
 import { getErrorMessage } from '@/lib/api-client';
 import { notifyError, notifySuccess } from '@/lib/notify';
-import { deleteOwnAccount } from '../api';
+import { useDeleteOwnAccountMutation } from '../api';
 
 interface DeleteAccountModalProps {
   onClose: () => void;
@@ -15,6 +15,7 @@ export function DeleteAccountModal({ onClose, onDeleted }: DeleteAccountModalPro
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [deleteOwnAccount] = useDeleteOwnAccountMutation();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -25,7 +26,7 @@ export function DeleteAccountModal({ onClose, onDeleted }: DeleteAccountModalPro
     setError(null);
     setBusy(true);
     try {
-      const result = await deleteOwnAccount(password);
+      const result = await deleteOwnAccount(password).unwrap();
       notifySuccess(result.message || 'Your account has been deleted.');
       onDeleted();
     } catch (failure) {

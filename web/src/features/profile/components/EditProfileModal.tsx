@@ -4,7 +4,7 @@ import { Modal } from '@/components/Modal';
 import { getErrorMessages } from '@/lib/api-client';
 import { notifyErrors, notifySuccess } from '@/lib/notify';
 import type { User } from '@/types/api';
-import { updateProfile, type ProfileUpdate } from '../api';
+import { useUpdateProfileMutation, type ProfileUpdate } from '../api';
 
 const BLOOD_GROUPS = ['A+', 'A-', 'B+', 'B-', 'AB+', 'AB-', 'O+', 'O-'];
 
@@ -46,12 +46,13 @@ function toUpdate(form: FormState, role: string): ProfileUpdate {
 interface EditProfileModalProps {
   user: User;
   onClose: () => void;
-  onSaved: (user: User) => void;
+  onSaved: () => void;
 }
 
 export function EditProfileModal({ user, onClose, onSaved }: EditProfileModalProps) {
   const [form, setForm] = useState<FormState>(() => initialState(user));
   const [busy, setBusy] = useState(false);
+  const [updateProfile] = useUpdateProfileMutation();
 
   function bind(key: keyof FormState) {
     return {
@@ -67,9 +68,9 @@ export function EditProfileModal({ user, onClose, onSaved }: EditProfileModalPro
     event.preventDefault();
     setBusy(true);
     try {
-      const result = await updateProfile(toUpdate(form, user.role));
+      await updateProfile(toUpdate(form, user.role)).unwrap();
       notifySuccess('Profile updated successfully!');
-      onSaved(result.data);
+      onSaved();
     } catch (error) {
       notifyErrors(getErrorMessages(error, 'An error occurred. Please try again.'));
       setBusy(false);

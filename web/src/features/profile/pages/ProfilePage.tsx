@@ -2,10 +2,9 @@ import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useAppDispatch } from '@/app/hooks';
 import { Spinner } from '@/components/Spinner';
-import { clearUser, updateUser } from '@/features/auth';
 import { getErrorMessage } from '@/lib/api-client';
-import { useApiGet } from '@/lib/use-api-get';
-import type { ApiResponse, User } from '@/types/api';
+import { clearUser } from '@/lib/session';
+import { useGetOwnProfileQuery } from '../api';
 import { DeleteAccountModal } from '../components/DeleteAccountModal';
 import { EditProfileModal } from '../components/EditProfileModal';
 import { ProfileDetails, ProfileSummary } from '../components/ProfileDetails';
@@ -17,16 +16,9 @@ type OpenModal = 'edit' | 'delete' | null;
 export function ProfilePage() {
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
-  const { data, error, loading } = useApiGet<ApiResponse<User>>('/users/profile');
-  const [saved, setSaved] = useState<User | null>(null);
+  // A save replaces the cached profile (and the session's user) itself.
+  const { data: user, error, isError, isFetching } = useGetOwnProfileQuery();
   const [modal, setModal] = useState<OpenModal>(null);
-  const user = saved ?? data?.data;
-
-  function onSaved(updated: User) {
-    setSaved(updated);
-    dispatch(updateUser(updated));
-    setModal(null);
-  }
 
   async function onDeleted() {
     setModal(null);
@@ -40,8 +32,8 @@ export function ProfilePage() {
     <div className="profile-page">
       <title>My Profile · MediShare</title>
       <h1 className="page-title">My Profile</h1>
-      {loading && !user && <Spinner label="Loading your profile…" />}
-      {error !== undefined && !user && (
+      {isFetching && !user && <Spinner label="Loading your profile…" />}
+      {isError && !user && (
         <p className="form-error" role="alert">
           {getErrorMessage(error, 'Your profile could not be loaded. Please try again.')}
         </p>
@@ -57,7 +49,7 @@ export function ProfilePage() {
             </button>
           </ProfileSummary>
           <ProfileDetails user={user} />
-          {modal === 'edit' && <EditProfileModal user={user} onClose={() => setModal(null)} onSaved={onSaved} />}
+          {modal === 'edit' && <EditProfileModal user={user} onClose={() => setModal(null)} onSaved={() => setModal(null)} />}
           {modal === 'delete' && (
             <DeleteAccountModal onClose={() => setModal(null)} onDeleted={() => void onDeleted()} />
           )}

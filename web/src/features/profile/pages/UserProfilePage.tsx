@@ -1,32 +1,33 @@
-import { isAxiosError } from 'axios';
+import { skipToken } from '@reduxjs/toolkit/query/react';
 import { useParams } from 'react-router';
 import { Spinner } from '@/components/Spinner';
-import { getErrorMessage } from '@/lib/api-client';
+import { errorStatus, getErrorMessage } from '@/lib/api-client';
 import { fullName } from '@/lib/format';
-import { useApiGet } from '@/lib/use-api-get';
-import type { ApiResponse, User } from '@/types/api';
+import { useGetOwnProfileQuery, useGetUserQuery } from '../api';
 import { ProfileDetails, ProfileSummary } from '../components/ProfileDetails';
 import '../profile.css';
 
 /** /user-profile/:id (product.md §2): one user, read only; no id shows oneself. */
 export function UserProfilePage() {
   const { id } = useParams();
-  const url = id ? `/users/${encodeURIComponent(id)}` : '/users/profile';
-  const { data, error, loading } = useApiGet<ApiResponse<User>>(url);
-  const user = loading ? undefined : data?.data;
-  const notFound = isAxiosError(error) && error.response?.status === 404;
+  const other = useGetUserQuery(id ?? skipToken);
+  const own = useGetOwnProfileQuery(undefined, { skip: Boolean(id) });
+  // currentData: never the previous user's answer while another one loads.
+  const { currentData: user, error, isError, isFetching } = id ? other : own;
+  const loading = isFetching && !user;
+  const notFound = errorStatus(error) === 404;
 
   return (
     <div className="profile-page">
       <title>{user ? `${fullName(user) || user.username} · MediShare` : 'User Profile · MediShare'}</title>
       <h1 className="page-title">User Profile</h1>
       {loading && <Spinner label="Loading the profile…" />}
-      {!loading && error !== undefined && (
+      {!loading && isError && (
         <p className="form-error" role="alert">
           {notFound ? 'User not found.' : getErrorMessage(error, 'The profile could not be loaded. Please try again.')}
         </p>
       )}
-      {!loading && error === undefined && user && (
+      {!loading && !isError && user && (
         <>
           <ProfileSummary user={user} />
           <ProfileDetails user={user} />

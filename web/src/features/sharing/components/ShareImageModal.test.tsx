@@ -1,12 +1,13 @@
-import { render, screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
-import { ToastContainer } from 'react-toastify/unstyled';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { imageTag } from '@/lib/api';
 import { makeUser, pageOf } from '@/test/fixtures';
-import { mockApi } from '@/test/render';
+import { mockApi, renderWithStore } from '@/test/render';
+import { watchTag } from '@/test/tag-probe';
 import type { User } from '@/types/api';
-import type { ImageShare } from '../api';
+import type { ImageShare } from '@/types/images';
 import { ShareImageModal } from './ShareImageModal';
 
 let mock: MockAdapter;
@@ -33,20 +34,18 @@ beforeEach(() => {
 function renderModal(props: { shares?: ImageShare[] } = {}) {
   const onClose = vi.fn();
   const onShared = vi.fn();
-  render(
-    <>
-      <ShareImageModal
-        imageId="img-1"
-        caption="Chest CT"
-        currentUserId={me.id}
-        onClose={onClose}
-        onShared={onShared}
-        {...props}
-      />
-      <ToastContainer />
-    </>,
+  const { store } = renderWithStore(
+    <ShareImageModal
+      imageId="img-1"
+      caption="Chest CT"
+      currentUserId={me.id}
+      onClose={onClose}
+      onShared={onShared}
+      {...props}
+    />,
+    { user: me, token: 't' },
   );
-  return { onClose, onShared, dialog: screen.getByRole('dialog', { name: 'Share (Chest CT)' }) };
+  return { store, onClose, onShared, dialog: screen.getByRole('dialog', { name: 'Share (Chest CT)' }) };
 }
 
 const userCalls = () => mock.history.get.filter((request) => request.url === '/users');
@@ -99,18 +98,20 @@ describe('ShareImageModal', () => {
     await screen.findByRole('radio', { name: /Khan, Ayesha/ });
   });
 
-  it('shares with the chosen person for 24 hours, toasts the message and reports back', async () => {
+  it("shares with the chosen person for 24 hours, toasts the message, reports back and refreshes the image's card", async () => {
     mock.onPost('/sharing/request').reply(201, {
       message: 'Image shared successfully.',
       data: { id: 'share-1', expiresAt: '2025-05-13T09:30:00Z' },
     });
     const user = userEvent.setup();
-    const { dialog, onShared } = renderModal();
+    const { dialog, onShared, store } = renderModal();
+    const imageRuns = await watchTag(store, imageTag('img-1'));
     await user.click(await within(dialog).findByRole('radio', { name: /Khan, Ayesha/ }));
     await user.click(within(dialog).getByRole('button', { name: 'Share' }));
 
     expect(await screen.findByText('Image shared successfully.')).toBeInTheDocument();
     expect(onShared).toHaveBeenCalledTimes(1);
+    await vi.waitFor(() => expect(imageRuns()).toBe(2));
     expect(mock.history.post).toHaveLength(1);
     expect(JSON.parse(mock.history.post[0].data as string)).toEqual({
       imagemetadataId: 'img-1',
@@ -150,7 +151,8 @@ describe('ShareImageModal', () => {
       errors: [{ field: 'expiresInHours', message: 'must be at most 72' }],
     });
     const user = userEvent.setup();
-    const { dialog, onShared } = renderModal();
+    const { dialog, onShared, store } = renderModal();
+    const imageRuns = await watchTag(store, imageTag('img-1'));
     await user.click(await within(dialog).findByRole('radio', { name: /Khan, Ayesha/ }));
     await user.selectOptions(within(dialog).getByRole('combobox', { name: 'Expires after' }), '7 days');
     await user.click(within(dialog).getByRole('button', { name: 'Share' }));
@@ -159,6 +161,7 @@ describe('ShareImageModal', () => {
     expect(alert).toHaveTextContent('The share lifetime is too long.');
     expect(alert).toHaveTextContent('expiresInHours: must be at most 72');
     expect(onShared).not.toHaveBeenCalled();
+    expect(imageRuns()).toBe(1);
     expect(within(dialog).getByRole('button', { name: 'Share' })).toBeEnabled();
     // Also toasted, like the other failed calls (product.md §8).
     expect(screen.getAllByText('The share lifetime is too long.')).toHaveLength(2);

@@ -1,11 +1,12 @@
-import { render, screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
-import { ToastContainer } from 'react-toastify/unstyled';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { imageTag } from '@/lib/api';
 import { formatDateTime } from '@/lib/format';
-import { mockApi } from '@/test/render';
-import type { ImageShare } from '../api';
+import { mockApi, renderWithStore } from '@/test/render';
+import { watchTag } from '@/test/tag-probe';
+import type { ImageShare } from '@/types/images';
 import { ShareList } from './ShareList';
 
 let mock: MockAdapter;
@@ -31,20 +32,16 @@ beforeEach(() => {
   mock = mockApi();
 });
 
-function renderList(shares: ImageShare[] = SHARES) {
-  const onRevoked = vi.fn();
-  render(
-    <>
-      <ShareList shares={shares} onRevoked={onRevoked} />
-      <ToastContainer />
-    </>,
-  );
-  return { onRevoked, list: screen.queryByRole('list', { name: 'Shared with' }) };
+async function renderList(shares: ImageShare[] = SHARES) {
+  const { store } = renderWithStore(<ShareList imageId="img-1" shares={shares} />, { token: 't' });
+  // The card that lists these shares: its image is refetched after a revoke.
+  const imageRuns = await watchTag(store, imageTag('img-1'));
+  return { imageRuns, list: screen.queryByRole('list', { name: 'Shared with' }) };
 }
 
 describe('ShareList', () => {
-  it('shows each share with its status and expiry, and Revoke only where access is still open', () => {
-    const { list } = renderList();
+  it('shows each share with its status and expiry, and Revoke only where access is still open', async () => {
+    const { list } = await renderList();
     const items = within(list!).getAllByRole('listitem');
     const when = formatDateTime('2025-05-13T09:30:00Z');
     expect(items[0]).toHaveTextContent(`Ayesha KhanWaiting for codeExpires ${when}Revoke`);
@@ -58,34 +55,35 @@ describe('ShareList', () => {
   });
 
   it('offers Revoke only on the shares the caller may revoke', () => {
-    render(<ShareList shares={SHARES} onRevoked={vi.fn()} canRevoke={(share) => share.id === 's2'} />);
+    renderWithStore(<ShareList imageId="img-1" shares={SHARES} canRevoke={(share) => share.id === 's2'} />);
     expect(screen.queryByRole('button', { name: 'Revoke share with Ayesha Khan' })).not.toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Revoke share with Bilal Khan' })).toBeInTheDocument();
   });
 
-  it("says 'Not shared.' when there are no shares", () => {
-    renderList([]);
+  it("says 'Not shared.' when there are no shares", async () => {
+    await renderList([]);
     expect(screen.getByText('Not shared.')).toBeInTheDocument();
     expect(screen.queryByRole('list')).not.toBeInTheDocument();
   });
 
-  it('revokes a share, toasts the message and reports back', async () => {
+  it("revokes a share, toasts the message and refreshes the image's card", async () => {
     mock.onDelete('/sharing/s2').reply(200, { message: 'Share revoked.' });
     const user = userEvent.setup();
-    const { onRevoked } = renderList();
+    const { imageRuns } = await renderList();
+    expect(imageRuns()).toBe(1);
     await user.click(screen.getByRole('button', { name: 'Revoke share with Bilal Khan' }));
     expect(await screen.findByText('Share revoked.')).toBeInTheDocument();
-    expect(onRevoked).toHaveBeenCalledTimes(1);
+    await vi.waitFor(() => expect(imageRuns()).toBe(2));
     expect(mock.history.delete.map((request) => request.url)).toEqual(['/sharing/s2']);
   });
 
   it('toasts a failed revoke and keeps the share', async () => {
     mock.onDelete('/sharing/s1').reply(404, { message: 'Share not found.' });
     const user = userEvent.setup();
-    const { onRevoked } = renderList();
+    const { imageRuns } = await renderList();
     await user.click(screen.getByRole('button', { name: 'Revoke share with Ayesha Khan' }));
     expect(await screen.findByText('Share not found.')).toBeInTheDocument();
-    expect(onRevoked).not.toHaveBeenCalled();
+    expect(imageRuns()).toBe(1);
     expect(screen.getByRole('button', { name: 'Revoke share with Ayesha Khan' })).toBeEnabled();
   });
 });

@@ -1,15 +1,16 @@
 import { useId, useState } from 'react';
-import { fullName, formatDateTime } from '@/lib/format';
 import { getErrorMessage } from '@/lib/api-client';
+import { formatDateTime, fullName } from '@/lib/format';
 import { notifyError, notifySuccess } from '@/lib/notify';
-import { revokeShare, type ImageShare } from '../api';
+import type { ImageShare } from '@/types/images';
+import { useRevokeShareMutation } from '../api';
 import { isOpen, statusLabel } from '../labels';
 import '../sharing.css';
 
 interface ShareListProps {
+  /** The image the shares belong to. */
+  imageId: string;
   shares: ImageShare[];
-  /** Called after a share was revoked: the lists are reloaded. */
-  onRevoked: () => void;
   /** Whether the caller may revoke a share (its sharer or an admin); all by default. */
   canRevoke?: (share: ImageShare) => boolean;
 }
@@ -31,16 +32,17 @@ function Expiry({ share }: { share: ImageShare }) {
  * its status and expiry, and Revoke (DELETE /api/sharing/{id}) for the ones
  * that still give access.
  */
-export function ShareList({ shares, onRevoked, canRevoke = () => true }: ShareListProps) {
+export function ShareList({ imageId, shares, canRevoke = () => true }: ShareListProps) {
   const titleId = useId();
   const [busyId, setBusyId] = useState<string | null>(null);
+  const [revokeShare] = useRevokeShareMutation();
 
   async function revoke(share: ImageShare) {
     setBusyId(share.id);
     try {
-      const result = await revokeShare(share.id);
+      // The card's image is refetched with its shares (cache tags).
+      const result = await revokeShare({ id: share.id, imageId }).unwrap();
       notifySuccess(result.message || 'Share revoked.');
-      onRevoked();
     } catch (error) {
       notifyError(getErrorMessage(error, 'The share could not be revoked. Please try again.'));
     } finally {
@@ -58,7 +60,7 @@ export function ShareList({ shares, onRevoked, canRevoke = () => true }: ShareLi
       ) : (
         <ul className="share-list__items" aria-labelledby={titleId}>
           {shares.map((share) => {
-            const name = fullName(share.sharedWith ?? {}) || 'Unknown user';
+            const name = fullName(share.sharedWith) || 'Unknown user';
             const busy = busyId === share.id;
             return (
               <li key={share.id} className="share-item">

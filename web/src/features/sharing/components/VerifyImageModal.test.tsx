@@ -1,9 +1,10 @@
-import { render, screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
-import { ToastContainer } from 'react-toastify/unstyled';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { mockApi } from '@/test/render';
+import { SHARED_IMAGES } from '@/lib/api';
+import { mockApi, renderWithStore } from '@/test/render';
+import { watchTag } from '@/test/tag-probe';
 import { VerifyImageModal } from './VerifyImageModal';
 
 let mock: MockAdapter;
@@ -14,27 +15,21 @@ beforeEach(() => {
   vi.spyOn(console, 'error').mockImplementation(() => {});
 });
 
-function renderModal(sharingRequestId: string | null = SHARE_ID) {
+async function renderModal(sharingRequestId: string | null = SHARE_ID) {
   const onClose = vi.fn();
   const onVerified = vi.fn();
-  const onEnded = vi.fn();
-  const view = render(
-    <>
-      <VerifyImageModal
-        sharingRequestId={sharingRequestId}
-        onClose={onClose}
-        onVerified={onVerified}
-        onEnded={onEnded}
-      />
-      <ToastContainer />
-    </>,
+  const view = renderWithStore(
+    <VerifyImageModal sharingRequestId={sharingRequestId} onClose={onClose} onVerified={onVerified} />,
+    { token: 't' },
   );
+  // The Shared Images list: refetched when a verification changes it.
+  const sharedListRuns = await watchTag(view.store, SHARED_IMAGES);
   const dialog = screen.getByRole('dialog', { name: 'Verify Image' });
   return {
     ...view,
     onClose,
     onVerified,
-    onEnded,
+    sharedListRuns,
     dialog,
     sharingId: () => within(dialog).getByLabelText('Enter Image Sharing Id:'),
     code: () => within(dialog).getByLabelText('Enter Code:'),
@@ -43,8 +38,8 @@ function renderModal(sharingRequestId: string | null = SHARE_ID) {
 }
 
 describe('VerifyImageModal', () => {
-  it('has the two labelled fields and the Verify button; the id is prefilled and focus is on the code', () => {
-    const { sharingId, code, verify } = renderModal();
+  it('has the two labelled fields and the Verify button; the id is prefilled and focus is on the code', async () => {
+    const { sharingId, code, verify } = await renderModal();
     expect(sharingId()).toHaveValue(SHARE_ID);
     expect(code()).toHaveValue('');
     expect(code()).toHaveFocus();
@@ -55,17 +50,17 @@ describe('VerifyImageModal', () => {
 
   it('lets the id be typed when the card has none', async () => {
     const user = userEvent.setup();
-    const { sharingId } = renderModal(null);
+    const { sharingId } = await renderModal(null);
     expect(sharingId()).toHaveValue('');
     expect(sharingId()).toHaveFocus();
     await user.type(sharingId(), 'abc');
     expect(sharingId()).toHaveValue('abc');
   });
 
-  it('posts the sharing id and the code, toasts the message, clears the inputs and reports back', async () => {
+  it('posts the sharing id and the code, toasts the message, clears the inputs, reports back and refreshes the list', async () => {
     mock.onPost('/sharing/verify').reply(200, { message: 'Image verified successfully.' });
     const user = userEvent.setup();
-    const { code, sharingId, verify, onVerified } = renderModal();
+    const { code, sharingId, verify, onVerified, sharedListRuns } = await renderModal();
     await user.type(code(), '123456');
     await user.click(verify());
 
@@ -77,18 +72,19 @@ describe('VerifyImageModal', () => {
     });
     expect(code()).toHaveValue('');
     expect(sharingId()).toHaveValue('');
+    await vi.waitFor(() => expect(sharedListRuns()).toBe(2));
   });
 
   it("shows the server's text (attempts left) in an alert, keeps the dialog open and selects the code", async () => {
     mock.onPost('/sharing/verify').reply(400, { message: 'Invalid code. 4 attempts left.' });
     const user = userEvent.setup();
-    const { dialog, code, verify, onVerified, onEnded } = renderModal();
+    const { dialog, code, verify, onVerified, sharedListRuns } = await renderModal();
     await user.type(code(), '000000');
     await user.click(verify());
 
     expect(await within(dialog).findByRole('alert')).toHaveTextContent('Invalid code. 4 attempts left.');
     expect(onVerified).not.toHaveBeenCalled();
-    expect(onEnded).not.toHaveBeenCalled();
+    expect(sharedListRuns()).toBe(1);
     expect(screen.getByRole('dialog', { name: 'Verify Image' })).toBeInTheDocument();
     await vi.waitFor(() => expect(code()).toHaveFocus());
     expect(code()).toHaveValue('000000');
@@ -99,20 +95,20 @@ describe('VerifyImageModal', () => {
     [410, 'This share has expired.'],
     [410, 'Too many wrong codes: this share is void.'],
     [404, 'Share not found.'],
-  ])('shows a %i (%s) and tells the page the share has ended', async (status, message) => {
+  ])('shows a %i (%s) and refreshes the list, where the share has ended', async (status, message) => {
     mock.onPost('/sharing/verify').reply(status, { message });
     const user = userEvent.setup();
-    const { dialog, code, verify, onEnded, onVerified } = renderModal();
+    const { dialog, code, verify, sharedListRuns, onVerified } = await renderModal();
     await user.type(code(), '123456');
     await user.click(verify());
     expect(await within(dialog).findByRole('alert')).toHaveTextContent(message);
-    expect(onEnded).toHaveBeenCalledTimes(1);
+    await vi.waitFor(() => expect(sharedListRuns()).toBe(2));
     expect(onVerified).not.toHaveBeenCalled();
   });
 
   it('checks the fields before sending', async () => {
     const user = userEvent.setup();
-    const { dialog, sharingId, code, verify } = renderModal();
+    const { dialog, sharingId, code, verify } = await renderModal();
     await user.type(code(), '12a');
     await user.click(verify());
     expect(within(dialog).getByText('Please enter the 6-digit code from the email.')).toBeInTheDocument();
@@ -129,7 +125,7 @@ describe('VerifyImageModal', () => {
   it('trims the id and ignores spaces in the code', async () => {
     mock.onPost('/sharing/verify').reply(200, { message: 'Image verified successfully.' });
     const user = userEvent.setup();
-    const { sharingId, code, verify, onVerified } = renderModal(null);
+    const { sharingId, code, verify, onVerified } = await renderModal(null);
     await user.type(sharingId(), `  ${SHARE_ID} `);
     await user.type(code(), '123 456');
     await user.click(verify());

@@ -1,10 +1,9 @@
-import { isAxiosError } from 'axios';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { TextField } from '@/components/Field';
 import { Modal } from '@/components/Modal';
-import { getErrorMessage } from '@/lib/api-client';
+import { errorStatus, getErrorMessage } from '@/lib/api-client';
 import { notifySuccess } from '@/lib/notify';
-import { verifyShare } from '../api';
+import { useVerifyShareMutation } from '../api';
 import '@/components/forms.css';
 import '../sharing.css';
 
@@ -17,8 +16,6 @@ interface VerifyImageModalProps {
   onClose: () => void;
   /** The code was right: the image can be seen now. */
   onVerified: () => void;
-  /** The share has ended (expired, voided, revoked, gone): the lists are stale. */
-  onEnded?: () => void;
 }
 
 interface FieldErrors {
@@ -29,10 +26,12 @@ interface FieldErrors {
 /**
  * product.md §2 'Verify Image': the sharing id and the emailed code, sent to
  * POST /api/sharing/verify. A failure keeps the dialog open with the server's
- * text (attempts left, expired, voided) in an alert.
+ * text (attempts left, expired, voided) in an alert. The shared list refreshes
+ * itself through the cache tags, also when the share turns out to have ended.
  */
-export function VerifyImageModal({ sharingRequestId, onClose, onVerified, onEnded }: VerifyImageModalProps) {
+export function VerifyImageModal({ sharingRequestId, onClose, onVerified }: VerifyImageModalProps) {
   const id = useId();
+  const [verifyShare] = useVerifyShareMutation();
   const [sharingId, setSharingId] = useState(sharingRequestId ?? '');
   const [code, setCode] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -67,7 +66,7 @@ export function VerifyImageModal({ sharingRequestId, onClose, onVerified, onEnde
     }
     setBusy(true);
     try {
-      const result = await verifyShare({ sharingRequestId: shareId, verificationCode: digits });
+      const result = await verifyShare({ sharingRequestId: shareId, verificationCode: digits }).unwrap();
       // product.md §4: success clears the inputs, closes the dialog and reloads the lists.
       setSharingId('');
       setCode('');
@@ -78,9 +77,9 @@ export function VerifyImageModal({ sharingRequestId, onClose, onVerified, onEnde
       console.error('Image verification failed', error);
       setFailure(getErrorMessage(error, 'The image could not be verified. Please try again.'));
       setBusy(false);
-      const status = isAxiosError(error) ? error.response?.status : undefined;
-      if (status === 404 || status === 410) onEnded?.();
-      else pendingFocus.current = { name: 'code', select: true };
+      const status = errorStatus(error);
+      // A share that has ended cannot be retried with another code.
+      if (status !== 404 && status !== 410) pendingFocus.current = { name: 'code', select: true };
     }
   }
 

@@ -1,6 +1,9 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 import type { User } from '@/types/api';
 
+// The signed-in session (product.md §3): shared by every feature and by the
+// API client's renewal, so it lives in lib/ rather than in a feature.
+
 export interface SessionState {
   /** Access token: kept in memory only, never persisted. */
   token: string | null;

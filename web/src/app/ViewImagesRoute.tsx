@@ -1,0 +1,38 @@
+import { captionOf } from '@/features/images/media';
+import { ViewImagesPage, type SharingSlots } from '@/features/images/pages/ViewImagesPage';
+import { ShareImageModal } from '@/features/sharing/components/ShareImageModal';
+import { ShareList } from '@/features/sharing/components/ShareList';
+import { VerifyImageModal } from '@/features/sharing/components/VerifyImageModal';
+import { selectUser } from '@/lib/session';
+import type { ImageShare } from '@/types/images';
+import { useAppSelector } from './hooks';
+
+/**
+ * /view-images: the images feature's page with the sharing feature's parts
+ * in its slots. The two features never import each other; they meet here.
+ */
+export function ViewImagesRoute() {
+  const user = useAppSelector(selectUser);
+  // Only a share's sharer or an admin may revoke it (an admin may have shared a provider's image).
+  const canRevoke = (share: ImageShare) =>
+    user?.role === 'admin' || (Boolean(user?.id) && share.sharedBy?.id === user?.id);
+
+  const sharing: SharingSlots = {
+    shares: (image) => <ShareList imageId={image.id} shares={image.shares ?? []} canRevoke={canRevoke} />,
+    shareDialog: (image, close) => (
+      <ShareImageModal
+        imageId={image.id}
+        caption={captionOf(image)}
+        shares={image.shares}
+        currentUserId={user?.id}
+        onClose={close}
+        onShared={close}
+      />
+    ),
+    verifyDialog: (image, close) => (
+      <VerifyImageModal sharingRequestId={image.sharingRequestId} onClose={close} onVerified={close} />
+    ),
+  };
+
+  return <ViewImagesPage sharing={sharing} />;
+}

@@ -1,0 +1,99 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { formatDate, formatDateTime } from '@/lib/format';
+import { makeImage } from '@/test/fixtures';
+import { renderWithStore } from '@/test/render';
+import type { MedicalImage } from '@/types/images';
+import { ImageCard } from './ImageCard';
+
+const SHARED_AT = '2025-05-12T09:30:00Z';
+const EXPIRES_AT = '2025-05-13T09:30:00Z';
+
+/**
+ * An image shared with the caller, not verified yet: the server withholds
+ * what it is about (nulls) and says when it was shared.
+ */
+function withheld(overrides: Partial<MedicalImage> = {}): MedicalImage {
+  return makeImage({
+    id: 'img-7',
+    caption: null,
+    contentType: 'image/jpeg',
+    fileName: null,
+    size: null,
+    createdAt: null,
+    sharedAt: SHARED_AT,
+    image_url: null,
+    preview_url: null,
+    isShared: true,
+    isVerified: false,
+    sharingRequestId: 'share-7',
+    expiresAt: EXPIRES_AT,
+    sharedBy: { id: 'provider-2', firstname: 'Sara', lastname: 'Malik' },
+    uploadedBy: null,
+    patient: null,
+    dicom: null,
+    ...overrides,
+  });
+}
+
+function renderCard(image: MedicalImage) {
+  const onVerify = vi.fn();
+  const onOpen = vi.fn();
+  renderWithStore(
+    <ul>
+      <ImageCard
+        image={image}
+        variant="shared"
+        canDelete={false}
+        canShare={false}
+        onOpen={onOpen}
+        onDelete={vi.fn()}
+        onVerify={onVerify}
+      />
+    </ul>,
+  );
+  return { card: screen.getByRole('article'), onVerify, onOpen };
+}
+
+describe('ImageCard of a share not verified yet', () => {
+  it('shows what it may: locked media, Untitled, Patient N/A, the share date, the sharer, the expiry and the type', () => {
+    const { card } = renderCard(withheld());
+    expect(within(card).getByRole('heading', { level: 3, name: 'Untitled' })).toBeInTheDocument();
+    expect(within(card).getByText('Image not Verified')).toBeInTheDocument();
+    expect(card).toHaveTextContent('PatientN/A');
+    expect(card).toHaveTextContent(`Date${formatDate(SHARED_AT)}`);
+    expect(card.querySelector('dd time')).toHaveAttribute('datetime', SHARED_AT);
+    expect(card).toHaveTextContent('Shared bySara Malik');
+    expect(card).toHaveTextContent(`Expires${formatDateTime(EXPIRES_AT)}`);
+    expect(within(card).getByText('JPEG')).toBeInTheDocument();
+    expect(within(card).queryByRole('img')).not.toBeInTheDocument();
+    expect(within(card).queryByRole('button', { name: /^View/ })).not.toBeInTheDocument();
+  });
+
+  it('names the type from contentType alone when the DICOM facts are withheld', () => {
+    const { card } = renderCard(withheld({ contentType: 'application/dicom' }));
+    expect(within(card).getByText('DICOM')).toBeInTheDocument();
+  });
+
+  it("says 'N/A' for the date when neither date is known", () => {
+    const { card } = renderCard(withheld({ sharedAt: null }));
+    expect(card).toHaveTextContent('DateN/A');
+  });
+
+  it('offers Verify with the card’s sharing id', async () => {
+    const user = userEvent.setup();
+    const image = withheld();
+    const { card, onVerify } = renderCard(image);
+    await user.click(within(card).getByRole('button', { name: 'Verify Untitled' }));
+    expect(onVerify).toHaveBeenCalledWith(image);
+  });
+
+  it('keeps the upload date once verified, even when sharedAt is sent too', () => {
+    const { card } = renderCard(
+      withheld({ isVerified: true, createdAt: '2025-04-01T08:00:00Z', caption: 'Knee', image_url: '/c', preview_url: '/p' }),
+    );
+    expect(card).toHaveTextContent(`Date${formatDate('2025-04-01T08:00:00Z')}`);
+    expect(within(card).getByRole('button', { name: 'View Knee' })).toBeInTheDocument();
+  });
+});
