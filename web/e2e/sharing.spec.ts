@@ -1,15 +1,17 @@
 import { expect, test, type Page } from '@playwright/test';
-import { signIn, uniqueId } from './support/accounts';
+import { createVerifiedUser, newUser, signIn, uniqueId, type TestUser } from './support/accounts';
 import { demoAccount } from './support/demo';
 import { card, expectLoaded } from './support/view-images';
 import { makeJpeg } from './support/files';
 import { waitForMail } from './support/mailbox';
 
-// Journeys of the sharing issue (#5) against the real server
-// (../scripts/e2e-server.sh): the demo provider (Imran Siddiqui) uploads an
-// image for the demo patient (Ayesha Khan) and shares it with her; she reads
-// the code from the development mailbox, verifies and sees the image; the
-// provider revokes the share and it is gone for her. Captions are unique per run.
+// Sharing journeys against the real server (../scripts/e2e-server.sh): the
+// demo provider (Imran Siddiqui) uploads an image for a new patient and
+// shares it with them; the patient sees a sealed card (no caption, no
+// patient: that waits for the code), reads the code from the development
+// mailbox, verifies and sees the image; the provider revokes the share and
+// it is gone for the patient. A new patient per run keeps their Shared Images
+// to this one card; captions are unique per run.
 
 const SHARE_SUBJECT = 'A medical image was shared with you on MediShare';
 
@@ -48,32 +50,37 @@ async function readShareMail(to: string, since: number): Promise<{ sharingId: st
   return { sharingId, code };
 }
 
-async function uploadForAyesha(page: Page, caption: string, id: string): Promise<void> {
+/** "Lastname, Firstname", as the pickers and messages name a person. */
+const listName = (user: TestUser) => `${user.lastname}, ${user.firstname}`;
+
+async function uploadFor(page: Page, patient: TestUser, caption: string, id: string): Promise<void> {
   await page.goto('/upload');
   await page.getByLabel('Medical image file').setInputFiles(await makeJpeg(page, `Share ${id.slice(-5)}`, `share-${id}.jpg`));
-  const ayesha = page.getByRole('radio', { name: /Khan, Ayesha/ });
-  await expect(ayesha).toBeVisible();
-  await ayesha.check();
+  await page.getByRole('searchbox', { name: 'Search patients' }).fill(patient.lastname);
+  const radio = page.getByRole('radio', { name: new RegExp(listName(patient)) });
+  await expect(radio).toBeVisible();
+  await radio.check();
   await page.getByRole('textbox', { name: 'Caption' }).fill(caption);
   await page.getByRole('button', { name: 'Upload Image' }).click();
-  await expect(page.getByText(`“${caption}” was uploaded for Khan, Ayesha.`)).toBeVisible();
+  await expect(page.getByText(`“${caption}” was uploaded for ${listName(patient)}.`)).toBeVisible();
 }
 
 test.describe('sharing', () => {
   test.describe.configure({ timeout: 120_000 });
 
-  test('the provider shares an image with Ayesha Khan; she verifies the emailed code and sees it; a revoke ends it', async ({
+  test('the provider shares an image with a patient; the patient verifies the emailed code and sees it; a revoke ends it', async ({
     page,
     browser,
   }) => {
     const problems = watchProblems(page);
-    const patientAccount = await demoAccount('patient');
+    const patientAccount = await createVerifiedUser(page.request, newUser());
+    const patientName = `${patientAccount.firstname} ${patientAccount.lastname}`;
     const id = uniqueId('e2e');
     const caption = `Shared knee ${id}`;
 
-    // The provider uploads a picture for Ayesha Khan and shares it with her.
+    // The provider uploads a picture for the patient and shares it with them.
     await signIn(page, await demoAccount('healthProvider'));
-    await uploadForAyesha(page, caption, id);
+    await uploadFor(page, patientAccount, caption, id);
     await page.goto('/view-images');
     const uploaded = card(page, 'Uploaded Images', caption);
     await expect(uploaded).toContainText('Not shared.');
@@ -81,44 +88,49 @@ test.describe('sharing', () => {
     const shareDialog = page.getByRole('dialog', { name: `Share (${caption})` });
     await expect(shareDialog.getByRole('searchbox', { name: 'Search users by name' })).toBeFocused();
     await expect(shareDialog.getByRole('combobox', { name: 'Expires after' })).toHaveValue('24');
-    await shareDialog.getByRole('searchbox', { name: 'Search users by name' }).fill('Khan');
-    const ayesha = shareDialog.getByRole('radio', { name: /Khan, Ayesha/ });
-    await expect(ayesha).toBeVisible();
-    await expect(ayesha.locator('xpath=ancestor::label')).toContainText(patientAccount.email);
-    await expect(ayesha.locator('xpath=ancestor::label')).toContainText('Patient');
+    await shareDialog.getByRole('searchbox', { name: 'Search users by name' }).fill(patientAccount.lastname);
+    const recipient = shareDialog.getByRole('radio', { name: new RegExp(listName(patientAccount)) });
+    await expect(recipient).toBeVisible();
+    await expect(recipient.locator('xpath=ancestor::label')).toContainText(patientAccount.email);
+    await expect(recipient.locator('xpath=ancestor::label')).toContainText('Patient');
     // Nobody shares with themself: the provider is not in the list.
     await shareDialog.getByRole('searchbox', { name: 'Search users by name' }).fill('Siddiqui');
     await expect(shareDialog.getByText('No users found', { exact: true })).toBeVisible();
-    await shareDialog.getByRole('searchbox', { name: 'Search users by name' }).fill('Khan');
+    await shareDialog.getByRole('searchbox', { name: 'Search users by name' }).fill(patientAccount.lastname);
     const since = Date.now();
-    await shareDialog.getByRole('radio', { name: /Khan, Ayesha/ }).check();
+    await recipient.check();
     await shareDialog.getByRole('button', { name: 'Share', exact: true }).click();
     await expect(page.getByText('Image shared successfully.')).toBeVisible();
     await expect(shareDialog).toHaveCount(0);
     const shares = uploaded.getByRole('list', { name: 'Shared with' });
-    await expect(shares).toContainText('Ayesha Khan');
+    await expect(shares).toContainText(patientName);
     await expect(shares).toContainText('Waiting for code');
     await expect(shares).toContainText('Expires');
 
-    // Ayesha signs in (on a phone-sized screen) and sees the share, locked.
+    // The patient signs in (on a phone-sized screen) and sees the share,
+    // sealed: who shared it and until when, but neither the caption nor the
+    // patient's name before the code.
     const patientContext = await browser.newContext({ viewport: { width: 360, height: 780 } });
     try {
       const patientPage = await patientContext.newPage();
       const patientProblems = watchProblems(patientPage);
       await signIn(patientPage, patientAccount);
       await expect(patientPage).toHaveURL(/\/view-images$/);
-      const shared = card(patientPage, 'Shared Images', caption);
-      await expect(shared).toContainText('Image not Verified');
-      await expect(shared).toContainText('Shared by');
-      await expect(shared).toContainText('Imran Siddiqui');
-      await expect(shared).toContainText('Expires');
-      await expect(shared.getByRole('button', { name: `View ${caption}` })).toHaveCount(0);
+      const sealed = card(patientPage, 'Shared Images', 'Untitled');
+      await expect(sealed).toHaveCount(1);
+      await expect(sealed).toContainText('Image not Verified');
+      await expect(sealed).toContainText('Shared by');
+      await expect(sealed).toContainText('Imran Siddiqui');
+      await expect(sealed).toContainText('Expires');
+      await expect(sealed).not.toContainText(caption);
+      await expect(sealed).not.toContainText(patientAccount.lastname);
+      await expect(sealed.getByRole('button', { name: 'View Untitled' })).toHaveCount(0);
       await expectNoHorizontalScroll(patientPage);
 
       const mail = await readShareMail(patientAccount.email, since);
 
       // A wrong code first: the dialog stays open with the server's text.
-      await shared.getByRole('button', { name: `Verify ${caption}` }).click();
+      await sealed.getByRole('button', { name: 'Verify Untitled' }).click();
       const verifyDialog = patientPage.getByRole('dialog', { name: 'Verify Image' });
       await expect(verifyDialog.getByLabel('Enter Image Sharing Id:')).toHaveValue(mail.sharingId);
       await expect(verifyDialog.getByLabel('Enter Code:')).toBeFocused();
@@ -129,12 +141,14 @@ test.describe('sharing', () => {
       await expect(verifyDialog.getByRole('alert')).not.toHaveText('');
       await expectNoHorizontalScroll(patientPage);
 
-      // The right code opens the image.
+      // The right code opens the image, its caption and its details.
       await verifyDialog.getByLabel('Enter Code:').fill(mail.code);
       await verifyDialog.getByRole('button', { name: 'Verify' }).click();
       await expect(patientPage.getByText('Image verified successfully.')).toBeVisible();
       await expect(verifyDialog).toHaveCount(0);
+      const shared = card(patientPage, 'Shared Images', caption);
       await expect(shared).not.toContainText('Image not Verified');
+      await expect(shared).toContainText(patientName);
       await expectLoaded(shared.getByRole('img', { name: `Preview: ${caption}` }));
       await expect(shared.getByRole('button', { name: `Verify ${caption}` })).toHaveCount(0);
       await shared.getByRole('button', { name: `View ${caption}` }).click();
@@ -145,11 +159,11 @@ test.describe('sharing', () => {
       // The provider sees the share verified and revokes it.
       await page.reload();
       await expect(shares).toContainText('Verified');
-      await shares.getByRole('button', { name: 'Revoke share with Ayesha Khan' }).click();
+      await shares.getByRole('button', { name: `Revoke share with ${patientName}` }).click();
       await expect(page.getByText('Share revoked.')).toBeVisible();
       await expect(uploaded).toContainText('Not shared.');
 
-      // Ayesha's access ends at once.
+      // The patient's access ends at once.
       await patientPage.reload();
       const sharedSection = patientPage.getByRole('region', { name: 'Shared Images' });
       await expect(
