@@ -10,7 +10,7 @@ import {
 import { demoAccount } from './support/demo';
 import { readConfirmationCode, readPasswordReset } from './support/mailbox';
 
-// Journeys of issue 3 against the real server (../scripts/e2e-server.sh):
+// Account journeys against the real server (../scripts/e2e-server.sh):
 // mail is read from the development mailbox, demo accounts from the file the
 // server writes at start-up. Each test makes its own users.
 test.describe('accounts', () => {
