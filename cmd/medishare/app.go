@@ -11,6 +11,7 @@ import (
 	"github.com/medishare/medishare/internal/blob"
 	"github.com/medishare/medishare/internal/config"
 	"github.com/medishare/medishare/internal/mail"
+	"github.com/medishare/medishare/internal/medimg"
 	"github.com/medishare/medishare/internal/secure"
 	"github.com/medishare/medishare/internal/service"
 	"github.com/medishare/medishare/internal/store/postgres"
@@ -88,11 +89,22 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 		cfg: cfg, logger: logger, db: db, store: store, outbox: outbox,
 		auth:    service.NewAuthService(store, passwords, keys, service.NewTokens(cfg.JWTSecret, cfg.PublicURL, now), outbox, templates, now),
 		users:   service.NewUserService(store, passwords, now),
-		images:  service.NewImageService(store, blobs, envelope, keys.Subkey("signed-urls"), logger, now),
+		images:  service.NewImageService(store, blobs, envelope, keys.Subkey("signed-urls"), logger, now, medimg.NewPreviewer(previewBudget(cfg.MemoryLimit))),
 		sharing: service.NewSharingService(store, keys, outbox, templates, now),
 		blobs:   blobs,
 		keys:    envelope,
 	}, nil
+}
+
+// previewBudget is the memory that preview renders share: half the Go memory
+// limit, leaving the other half to the rest of the server (transfers, upload
+// parsing, the runtime) and to the collector's headroom. Without a limit
+// (GOMEMLIMIT=off), half the default limit.
+func previewBudget(limit int64) int64 {
+	if limit <= 0 {
+		limit = config.DefaultMemoryLimit
+	}
+	return limit / 2
 }
 
 // newBlobStore keeps contents in the data folder, or in the S3 bucket.

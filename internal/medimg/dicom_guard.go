@@ -50,6 +50,7 @@ type dicomGuard struct {
 	// What the file says about itself, for Info.
 	transferSyntax string
 	hasPixels      bool
+	encapsulated   bool // the pixel data is in fragments (compressed)
 	done           bool
 }
 
@@ -256,6 +257,7 @@ func (g *dicomGuard) element(t tag.Tag, vr string, vl uint32) error {
 		return g.push(container{kind: cSeq}, vl)
 	case tag.VRPixelData:
 		if undefined {
+			g.encapsulated = g.encapsulated || top == nil
 			return g.push(container{kind: cFragments, pixels: true, topLevel: top == nil}, vl)
 		}
 		if top == nil && vl > 0 {

@@ -68,13 +68,13 @@ type ImageService struct {
 	signKey  []byte
 	logger   *slog.Logger
 	now      Clock
-	previews chan struct{} // a token per preview being rendered
+	previews *medimg.Previewer // renders share its memory budget
 }
 
-// NewImageService wires the images use cases; signKey signs content URLs.
-func NewImageService(store ImageStore, blobs ContentStore, keys KeyWrapper, signKey []byte, logger *slog.Logger, now Clock) *ImageService {
-	return &ImageService{store: store, blobs: blobs, keys: keys, signKey: signKey, logger: logger, now: now,
-		previews: make(chan struct{}, maxConcurrentPreviews)}
+// NewImageService wires the images use cases; signKey signs content URLs, and
+// previews renders previews within the process's memory budget for them.
+func NewImageService(store ImageStore, blobs ContentStore, keys KeyWrapper, signKey []byte, logger *slog.Logger, now Clock, previews *medimg.Previewer) *ImageService {
+	return &ImageService{store: store, blobs: blobs, keys: keys, signKey: signKey, logger: logger, now: now, previews: previews}
 }
 
 const blobPrefix = "images/"
@@ -347,20 +347,30 @@ func (c *Contents) Close() error { return c.closer.Close() }
 // contents (S19). kind is "view" or "preview" (for the audit log).
 // Errors: ENOTFOUND, EFORBIDDEN (a share not verified), EUNAVAILABLE.
 func (s *ImageService) Open(ctx context.Context, p *domain.Principal, id, kind string, meta domain.RequestMeta) (*Contents, error) {
-	im, err := s.getOpen(ctx, p, id, meta)
+	im, key, err := s.checkedKey(ctx, p, id, kind, meta)
 	if err != nil {
 		return nil, err
+	}
+	return s.decrypting(ctx, im, key)
+}
+
+// checkedKey checks access, writes the access entry, unwraps the content key
+// and checks the whole contents against their SHA-256.
+func (s *ImageService) checkedKey(ctx context.Context, p *domain.Principal, id, kind string, meta domain.RequestMeta) (domain.Image, []byte, error) {
+	im, err := s.getOpen(ctx, p, id, meta)
+	if err != nil {
+		return domain.Image{}, nil, err
 	}
 	reason := ""
 	if im.ViaShare != nil {
 		reason = "via share " + im.ViaShare.ID
 	}
 	if err := s.store.AppendAudit(ctx, audit(meta, p.User.ID, kind, "images", id, true, reason)); err != nil {
-		return nil, err
+		return domain.Image{}, nil, err
 	}
 	key, err := s.keys.Unwrap(im.WrappedKey, im.ID)
 	if err != nil {
-		return nil, err
+		return domain.Image{}, nil, err
 	}
 	// A first pass checks every chunk and the SHA-256 before anything is
 	// sent, so a damaged or swapped object fails cleanly and shows no
@@ -369,18 +379,18 @@ func (s *ImageService) Open(ctx context.Context, p *domain.Principal, id, kind s
 	// only this file has.
 	verify, err := s.decrypting(ctx, im, key)
 	if err != nil {
-		return nil, err
+		return domain.Image{}, nil, err
 	}
 	h := sha256.New()
 	_, err = io.Copy(h, verify)
 	verify.Close()
 	if err != nil {
-		return nil, err
+		return domain.Image{}, nil, err
 	}
 	if !hmac.Equal(h.Sum(nil), im.SHA256) {
-		return nil, domain.Errorf(domain.EINTERNAL, "The file could not be decrypted.")
+		return domain.Image{}, nil, domain.Errorf(domain.EINTERNAL, "The file could not be decrypted.")
 	}
-	return s.decrypting(ctx, im, key)
+	return im, key, nil
 }
 
 // decrypting opens an image's contents as a stream of authenticated plaintext.
@@ -397,25 +407,36 @@ func (s *ImageService) decrypting(ctx context.Context, im domain.Image, key []by
 	return &Contents{Image: im, Reader: plain, closer: rc}, nil
 }
 
-// maxConcurrentPreviews bounds rendering: decoding a large image can take
-// hundreds of MiB, so a burst of previews must wait its turn.
-const maxConcurrentPreviews = 2
+// previewWait bounds how long a preview waits for memory: less than the
+// server's write timeout, so no render starts for an answer that can no
+// longer be sent.
+const previewWait = time.Minute
 
-// Preview writes a PNG rendering of an image. Errors: ENOTFOUND (also
-// "Preview not available."), EUNAVAILABLE.
+// Preview writes a PNG rendering of an image. Decoding can take hundreds of
+// MiB, so renders wait their turn for a memory budget the process shares
+// (medimg.Previewer); the contents are read twice, for the header that sets
+// the memory needed and then to render, so a waiting preview holds nothing.
+// Errors: ENOTFOUND (also "Preview not available."), EUNAVAILABLE (also
+// "The service is busy. Please try again." when the wait runs out).
 func (s *ImageService) Preview(ctx context.Context, p *domain.Principal, id string, dst io.Writer, meta domain.RequestMeta) error {
-	select {
-	case s.previews <- struct{}{}:
-		defer func() { <-s.previews }()
-	case <-ctx.Done():
-		return domain.Wrap(domain.EUNAVAILABLE, ctx.Err(), "The service is busy. Please try again.")
-	}
-	c, err := s.Open(ctx, p, id, "preview", meta)
+	im, key, err := s.checkedKey(ctx, p, id, "preview", meta)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	return medimg.Preview(dst, c, c.Image.Size, c.Image.ContentType, PreviewMaxSide)
+	open := func() (io.ReadCloser, error) {
+		c, err := s.decrypting(ctx, im, key)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	wait, cancel := context.WithTimeout(ctx, previewWait)
+	defer cancel()
+	err = s.previews.Preview(wait, dst, open, im.Size, im.ContentType, PreviewMaxSide)
+	if wait.Err() != nil && errors.Is(err, wait.Err()) {
+		return domain.Wrap(domain.EUNAVAILABLE, err, "The service is busy. Please try again.")
+	}
+	return err
 }
 
 // Delete removes an image: the record (with its audit entry) first, then the

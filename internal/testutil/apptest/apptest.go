@@ -29,6 +29,7 @@ import (
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/httpapi"
 	"github.com/medishare/medishare/internal/mail"
+	"github.com/medishare/medishare/internal/medimg"
 	"github.com/medishare/medishare/internal/secure"
 	"github.com/medishare/medishare/internal/service"
 	"github.com/medishare/medishare/internal/store/postgres"
@@ -116,7 +117,7 @@ func New(t testing.TB) *App {
 	if err != nil {
 		t.Fatal(err)
 	}
-	images := service.NewImageService(store, blobs, envelope, keys.Subkey("signed-urls"), logger, clock.Now)
+	images := service.NewImageService(store, blobs, envelope, keys.Subkey("signed-urls"), logger, clock.Now, medimg.NewPreviewer(256<<20))
 	router := httpapi.NewRouter(httpapi.Deps{
 		Logger: logger, Readiness: httpapi.NewReadiness(), WebApp: fstest.MapFS{},
 		Auth: auth, Users: users, Images: images, Sharing: service.NewSharingService(store, keys, outbox, templates, clock.Now), Audit: store,
