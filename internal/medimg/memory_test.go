@@ -138,38 +138,51 @@ const probeSide = 8000
 var probeColour = color.NRGBA64{R: 0x7000, G: 0x4000, B: 0x8000, A: 0xF000}
 
 // probePNG is that PNG: 8000 x 8000 pixels of 16-bit RGBA (512 MB once
-// decoded) in one flat colour, under 1 MB stored. Every row is the same and
-// unfiltered, so the zlib stream is one row's deflate blocks (flushed to a
-// byte boundary, referring only to themselves) repeated: milliseconds to
-// build, where deflating 512 MB takes a minute under the race detector.
-func probePNG(tb testing.TB) []byte {
-	tb.Helper()
-	row := make([]byte, 1+8*probeSide) // filter byte 0: None
-	for x := range probeSide {
-		p := row[1+8*x:]
-		binary.BigEndian.PutUint16(p, probeColour.R)
-		binary.BigEndian.PutUint16(p[2:], probeColour.G)
-		binary.BigEndian.PutUint16(p[4:], probeColour.B)
-		binary.BigEndian.PutUint16(p[6:], probeColour.A)
+// decoded) in one flat colour, under 1 MB stored.
+func probePNG(tb testing.TB) []byte { return flatPNG(probeSide, false) }
+
+// flatPNG is a side x side 16-bit RGBA PNG in probeColour, interlaced
+// (Adam7) or not. Its rows are unfiltered and the same within a pass, so the
+// zlib stream is each pass's row deflated once (flushed to a byte boundary,
+// referring only to itself) and repeated: milliseconds to build, where
+// deflating 512 MB takes a minute under the race detector.
+func flatPNG(side int, interlaced bool) []byte {
+	passes := [][4]int{{0, 0, 1, 1}}
+	if interlaced {
+		passes = [][4]int{{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4}, {0, 2, 2, 4}, {1, 0, 2, 2}, {0, 1, 1, 2}}
 	}
-	var b bytes.Buffer
-	w, _ := flate.NewWriter(&b, flate.BestCompression)
-	w.Write(row)
-	w.Flush()
-	blocks, rowSum := b.Bytes(), adler32.Checksum(row)
 	z := []byte{0x78, 0xDA}
 	var sum uint32 = 1 // the checksum of nothing
-	for range probeSide {
-		z = append(z, blocks...)
-		sum = adler32Combine(sum, rowSum, int64(len(row)))
+	for _, p := range passes {
+		w, h := (side-p[0]+p[2]-1)/p[2], (side-p[1]+p[3]-1)/p[3]
+		row := make([]byte, 1+8*w) // filter byte 0: None
+		for x := range w {
+			px := row[1+8*x:]
+			binary.BigEndian.PutUint16(px, probeColour.R)
+			binary.BigEndian.PutUint16(px[2:], probeColour.G)
+			binary.BigEndian.PutUint16(px[4:], probeColour.B)
+			binary.BigEndian.PutUint16(px[6:], probeColour.A)
+		}
+		var b bytes.Buffer
+		fw, _ := flate.NewWriter(&b, flate.BestCompression)
+		fw.Write(row)
+		fw.Flush()
+		rowSum := adler32.Checksum(row)
+		for range h {
+			z = append(z, b.Bytes()...)
+			sum = adler32Combine(sum, rowSum, int64(len(row)))
+		}
 	}
 	z = append(z, 0x03, 0x00) // an empty final block
 	z = binary.BigEndian.AppendUint32(z, sum)
 
 	d := make([]byte, 13)
-	binary.BigEndian.PutUint32(d, probeSide)
-	binary.BigEndian.PutUint32(d[4:], probeSide)
+	binary.BigEndian.PutUint32(d, uint32(side))
+	binary.BigEndian.PutUint32(d[4:], uint32(side))
 	d[8], d[9] = 16, pngRGBA
+	if interlaced {
+		d[12] = 1
+	}
 	out := append(append([]byte{}, magicPNG...), pngChunk("IHDR", d)...)
 	for i := 0; i < len(z); i += 64 << 10 {
 		out = append(out, pngChunk("IDAT", z[i:min(i+64<<10, len(z))])...)

@@ -16,15 +16,19 @@ import (
 	"github.com/medishare/medishare/internal/domain"
 )
 
-// progressiveJPEGHeader is a real JPEG whose frame header claims a
-// progressive image of w x h (the scan no longer matches: nothing should
-// get that far).
-func progressiveJPEGHeader(tb testing.TB, w, h uint16) []byte {
+// progressiveJPEG is a real JPEG whose frame and scan headers were made to
+// claim a progressive image of w x h (its first scan, of DC coefficients).
+// Its data is too short for that: only a decoder that allocates before
+// reading finds out.
+func progressiveJPEG(tb testing.TB, w, h uint16) []byte {
 	jpg := encodeJPEG(tb, testImage(16, 16))
 	sof := bytes.Index(jpg, []byte{0xFF, 0xC0})
 	jpg[sof+1] = 0xC2
 	binary.BigEndian.PutUint16(jpg[sof+5:], h)
 	binary.BigEndian.PutUint16(jpg[sof+7:], w)
+	sos := bytes.Index(jpg, []byte{0xFF, 0xDA})
+	spectral := sos + 5 + 2*int(jpg[sos+4])
+	jpg[spectral], jpg[spectral+1], jpg[spectral+2] = 0, 0, 0 // Ss, Se, Ah/Al
 	return jpg
 }
 
@@ -83,11 +87,11 @@ func TestPreviewOverBudgetRefusedFromHeader(t *testing.T) {
 		data []byte
 	}{
 		// 150 MB of planes and 600 MB of coefficients.
-		{name: "progressive jpeg 10000x10000", ct: JPEG, data: progressiveJPEGHeader(t, 10000, 10000)},
+		{name: "progressive jpeg 10000x10000", ct: JPEG, data: progressiveJPEG(t, 10000, 10000)},
 		// 300 MB of samples, a 100 MB plane and the 400 MB RGBA frame.
 		{name: "rle dicom 10000x10000 rgb", ct: DICOM, data: rleDICOM(10000, 3)},
 		// 512 MB, and interlaced PNGs are not streamed.
-		{name: "interlaced png 8000x8000 16-bit rgba", ct: PNG, data: interlacedHeader(8000, 8000)},
+		{name: "interlaced png 8000x8000 16-bit rgba", ct: PNG, data: flatPNG(probeSide, true)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
