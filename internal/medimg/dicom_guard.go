@@ -52,6 +52,11 @@ type dicomGuard struct {
 	hasPixels      bool
 	encapsulated   bool // the pixel data is in fragments (compressed)
 	done           bool
+
+	// The start of the first frame's first fragment, when pixel data is
+	// skipped: a preview reads a compressed frame's own header from it.
+	frameHead []byte
+	capture   bool
 }
 
 const (
@@ -71,6 +76,7 @@ const (
 	maxElements       = 100_000
 	maxDeflateTrailer = 64 // bytes after a deflated dataset
 	maxSeqDepth       = 16
+	maxFrameHead      = 64 << 10 // kept of a compressed frame's start: its JPEG headers
 )
 
 // maxDatasetBytes caps the (inflated) dataset, against deflate bombs. A
@@ -121,7 +127,11 @@ func (g *dicomGuard) Read(p []byte) (int, error) {
 				p = p[:g.remaining]
 			}
 			n, err := g.ds.Read(p)
+			if g.capture {
+				g.frameHead = append(g.frameHead, p[:min(n, maxFrameHead-len(g.frameHead))]...)
+			}
 			g.remaining -= int64(n)
+			g.capture = g.capture && g.remaining > 0
 			g.pos += int64(n)
 			if g.pos > maxDatasetBytes {
 				g.err = errBounds
@@ -383,6 +393,7 @@ func (g *dicomGuard) fragment(c *container) error {
 	c.fragments++
 	if c.topLevel && c.fragments > 1 && vl > 0 { // the first item is the offset table
 		g.hasPixels = true
+		g.capture = c.pixels && !g.keepPixels && g.frameHead == nil
 	}
 	g.out = g.hdr[:8]
 	return nil

@@ -50,7 +50,7 @@ func (p *Previewer) planDICOM(src io.Reader, size int64, maxSide int) (plan, err
 		pixels = maxRetained
 	}
 	parse := g.retained + 256*int64(g.elements) + pixels + 1<<20
-	frame := dicomFrameBytes(pm, g.encapsulated, g.transferSyntax, pixels)
+	frame := dicomFrameBytes(pm, g, pixels)
 	nw, nh := fitSize(pm.cols, pm.rows, maxSide)
 	need, fine, ok := p.fit(parse+frame+encodeBytes(nw, nh), pm.cols, pm.rows, maxSide)
 	if !ok {
@@ -70,10 +70,11 @@ func (p *Previewer) planDICOM(src io.Reader, size int64, maxSide int) (plan, err
 // dicomFrameBytes estimates decoding the first frame of pixels bytes of
 // pixel data into an 8-bit image: native samples may be copied once (byte
 // swapping), RLE expands to native samples one segment at a time, and a JPEG
-// frame is taken at its worst (progressive, RGB, no subsampling) until its
-// own header is read. The rendered frame is one byte a pixel for greyscale
-// and four for colour.
-func dicomFrameBytes(pm pixelModule, encapsulated bool, ts string, pixels int64) int64 {
+// frame is read from a copy of its fragments, by its own header (or at its
+// worst, progressive and without subsampling, when the header parse did not
+// keep it). The rendered frame is one byte a pixel for greyscale and four
+// for colour.
+func dicomFrameBytes(pm pixelModule, g *dicomGuard, pixels int64) int64 {
 	n := int64(pm.rows) * int64(pm.cols)
 	samples := int64(max(pm.samples, 1))
 	out := 4 * n
@@ -81,18 +82,31 @@ func dicomFrameBytes(pm pixelModule, encapsulated bool, ts string, pixels int64)
 		out = n
 	}
 	switch {
-	case !encapsulated:
+	case !g.encapsulated:
 		return pixels + out
-	case ts == tsRLE:
+	case g.transferSyntax == tsRLE:
 		bytesPerSample := int64(max(pm.bitsAllocated, 8)+7) / 8
 		return n*samples*bytesPerSample + n + 128 + out
 	}
-	comps := make([]jpegComponent, min(samples, 4))
-	for i := range comps {
-		comps[i] = jpegComponent{id: byte(i), h: 1, v: 1}
+	h, err := readJPEGHeader(bytes.NewReader(g.frameHead))
+	if err != nil {
+		comps := make([]jpegComponent, min(samples, 4))
+		for i := range comps {
+			comps[i] = jpegComponent{id: byte(i), h: 1, v: 1}
+		}
+		h = jpegHeader{width: pm.cols, height: pm.rows, comps: comps, progressive: true}
 	}
-	worst := jpegHeader{width: pm.cols, height: pm.rows, comps: comps, progressive: true, adobe: true}
-	return pixels + worst.decodeBytes() + out
+	return pixels + jpegFrameBytes(h)
+}
+
+// jpegFrameBytes is what decoding a JPEG frame costs: the decoder's image,
+// and an RGBA copy when DICOM says its three components are RGB.
+func jpegFrameBytes(h jpegHeader) int64 {
+	n := h.decodeBytes()
+	if len(h.comps) == 3 && !h.isRGB() {
+		n += 4 * int64(h.width) * int64(h.height)
+	}
+	return n
 }
 
 // renderDICOM parses a stored DICOM file with its pixel data and renders the
@@ -122,7 +136,7 @@ type jpegAllowance struct {
 }
 
 func (a jpegAllowance) admits(h jpegHeader) bool {
-	cost := h.decodeBytes() + 4*int64(h.width)*int64(h.height) + scaleBytes(h.width, h.height, a.maxSide, a.fine)
+	cost := jpegFrameBytes(h) + scaleBytes(h.width, h.height, a.maxSide, a.fine)
 	return cost <= a.allow
 }
 

@@ -49,6 +49,19 @@ func rleDICOM(side, samples int) []byte {
 	if len(frame)%2 == 1 {
 		frame = append(frame, 0x80) // a no-op byte keeps the item even
 	}
+	photometric := "MONOCHROME2 "
+	if samples == 3 {
+		photometric = "RGB "
+	}
+	return encapsulatedDICOM(tsRLE+"\x00", side, side, samples, photometric, frame)
+}
+
+// encapsulatedDICOM is an 8-bit DICOM image whose pixel data is one frame
+// in one fragment, in transfer syntax ts (padded to an even length).
+func encapsulatedDICOM(ts string, rows, cols, samples int, photometric string, frame []byte) []byte {
+	if len(frame)%2 == 1 {
+		frame = append(frame, 0)
+	}
 	item := func(data []byte) []byte {
 		b := []byte{0xFE, 0xFF, 0x00, 0xE0}
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(data)))
@@ -58,23 +71,29 @@ func rleDICOM(side, samples int) []byte {
 	pixels = append(pixels, item(nil)...) // empty offset table
 	pixels = append(pixels, item(frame)...)
 	pixels = append(pixels, 0xFE, 0xFF, 0xDD, 0xE0, 0, 0, 0, 0)
-	photometric := "MONOCHROME2 "
-	if samples == 3 {
-		photometric = "RGB "
-	}
-	return dicomFileTS(nil, tsRLE+"\x00",
+	return dicomFileTS(nil, ts,
 		dicomElement(0x0008, 0x0060, "CS", []byte("OT")),
 		dicomElement(0x0028, 0x0002, "US", us(uint16(samples))),
 		dicomElement(0x0028, 0x0004, "CS", []byte(photometric)),
 		dicomElement(0x0028, 0x0006, "US", us(0)),
-		dicomElement(0x0028, 0x0010, "US", us(uint16(side))),
-		dicomElement(0x0028, 0x0011, "US", us(uint16(side))),
+		dicomElement(0x0028, 0x0010, "US", us(uint16(rows))),
+		dicomElement(0x0028, 0x0011, "US", us(uint16(cols))),
 		dicomElement(0x0028, 0x0100, "US", us(8)),
 		dicomElement(0x0028, 0x0101, "US", us(8)),
 		dicomElement(0x0028, 0x0102, "US", us(7)),
 		dicomElement(0x0028, 0x0103, "US", us(0)),
 		pixels,
 	)
+}
+
+// bigJPEGFrame is a real baseline JPEG whose frame header was made to claim
+// w x h; its data is too short for that.
+func bigJPEGFrame(tb testing.TB, w, h uint16) []byte {
+	jpg := encodeJPEG(tb, testImage(16, 16))
+	sof := bytes.Index(jpg, []byte{0xFF, 0xC0})
+	binary.BigEndian.PutUint16(jpg[sof+5:], h)
+	binary.BigEndian.PutUint16(jpg[sof+7:], w)
+	return jpg
 }
 
 // TestPreviewOverBudgetRefusedFromHeader: images whose decoding would take
@@ -90,6 +109,8 @@ func TestPreviewOverBudgetRefusedFromHeader(t *testing.T) {
 		{name: "progressive jpeg 10000x10000", ct: JPEG, data: progressiveJPEG(t, 10000, 10000)},
 		// 300 MB of samples, a 100 MB plane and the 400 MB RGBA frame.
 		{name: "rle dicom 10000x10000 rgb", ct: DICOM, data: rleDICOM(10000, 3)},
+		// A JPEG frame whose own header says 100 MP: 150 MB decoded, 400 MB as RGB.
+		{name: "jpeg dicom frame 10000x10000", ct: DICOM, data: encapsulatedDICOM("1.2.840.10008.1.2.4.50\x00", 10000, 10000, 3, "RGB ", bigJPEGFrame(t, 10000, 10000))},
 		// 512 MB, and interlaced PNGs are not streamed.
 		{name: "interlaced png 8000x8000 16-bit rgba", ct: PNG, data: flatPNG(probeSide, true)},
 	}
@@ -289,5 +310,27 @@ func TestPreviewPassesReadErrors(t *testing.T) {
 				t.Fatalf("err = %v, want the open error", err)
 			}
 		})
+	}
+}
+
+// TestDICOMJPEGFrameOwnHeader: the header parse keeps the start of a
+// compressed frame, so a JPEG frame is budgeted by its own header.
+func TestDICOMJPEGFrameOwnHeader(t *testing.T) {
+	data := readFixture(t, "SC_rgb_jpeg.dcm")
+	ds, g, err := parseDICOM(bytes.NewReader(data), nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm := readPixelModule(&ds, g.transferSyntax)
+	h, err := readJPEGHeader(bytes.NewReader(g.frameHead))
+	if err != nil {
+		t.Fatalf("frame header: %v (kept %d bytes)", err, len(g.frameHead))
+	}
+	if h.width != pm.cols || h.height != pm.rows || len(h.comps) != 3 {
+		t.Fatalf("frame %dx%d with %d components, DICOM says %dx%d", h.width, h.height, len(h.comps), pm.cols, pm.rows)
+	}
+	worst := jpegHeader{width: pm.cols, height: pm.rows, comps: []jpegComponent{{1, 1, 1}, {2, 1, 1}, {3, 1, 1}}, progressive: true}
+	if got := dicomFrameBytes(pm, g, 0); got != jpegFrameBytes(h) || got >= jpegFrameBytes(worst) {
+		t.Errorf("frame estimate %d, want its own header's %d (worst case %d)", got, jpegFrameBytes(h), jpegFrameBytes(worst))
 	}
 }
