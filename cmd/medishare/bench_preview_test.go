@@ -74,7 +74,8 @@ func BenchmarkPreviewMemory(b *testing.B) {
 		section := fmt.Sprintf(`## Preview memory
 
 Measured by `+"`make bench`"+` (BenchmarkPreviewMemory in cmd/medishare/bench_preview_test.go)
-on %s against the real server process with its default settings: one PNG of
+on %s against the real server process with its default settings (a Go memory
+limit of 768 MiB, half of it for previews): one PNG of
 %d x %d pixels, 16-bit RGBA (512 MB once decoded, %d KiB stored), uploaded once
 and previewed by four requests at once.
 
