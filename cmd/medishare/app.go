@@ -11,6 +11,7 @@ import (
 	"github.com/medishare/medishare/internal/blob"
 	"github.com/medishare/medishare/internal/config"
 	"github.com/medishare/medishare/internal/mail"
+	"github.com/medishare/medishare/internal/medimg"
 	"github.com/medishare/medishare/internal/secure"
 	"github.com/medishare/medishare/internal/service"
 	"github.com/medishare/medishare/internal/store/postgres"
@@ -80,9 +81,21 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 		Store: store, Blobs: blobs, Keys: envelope, Secrets: keys, Passwords: secure.NewPasswords(4),
 		Mailer: mailer, Templates: mail.Templates{PublicURL: cfg.PublicURL},
 		TokenSecret: cfg.JWTSecret, Issuer: cfg.PublicURL, LinkKey: keys.Subkey("signed-urls"),
-		Logger: logger, Now: func() time.Time { return time.Now().UTC() },
+		Previews: medimg.NewPreviewer(previewBudget(cfg.MemoryLimit)),
+		Logger:   logger, Now: func() time.Time { return time.Now().UTC() },
 	})
 	return &app{cfg: cfg, logger: logger, db: db, store: store, services: services, blobs: blobs, keys: envelope}, nil
+}
+
+// previewBudget is the memory that preview renders share: half the Go memory
+// limit, leaving the other half to the rest of the server (transfers, upload
+// parsing, the runtime) and to the collector's headroom. Without a limit
+// (GOMEMLIMIT=off), half the default limit.
+func previewBudget(limit int64) int64 {
+	if limit <= 0 {
+		limit = config.DefaultMemoryLimit
+	}
+	return limit / 2
 }
 
 // newBlobStore keeps contents in the data folder, or in the S3 bucket.

@@ -168,7 +168,7 @@ it overlaps on two cores).
 `, time.Now().UTC().Format("2006-01-02"), machine(), baseline, hashRate, disk1, disk16, readRate, upFloor, downFloor,
 			pct(up1, upFloor), pct(up16, upFloor), pct(down1, downFloor), pct(down16, downFloor),
 			float64(rssStart)/1024, float64(peak)/1024, float64(growth)/1024, verdict(growth, upFloor, downFloor, up1, up16, down1, down16))
-		if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
+		if err := updateReport(path, "transfers", report); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -28,7 +29,12 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 	defer a.close()
 	cfg, logger := a.cfg, a.logger
 	slog.SetDefault(logger)
-	logger.Info("starting medishare", "version", version, "config", cfg.Redacted())
+	if cfg.SetMemoryLimit {
+		// Soft: the collector works harder near it; previews stay within half.
+		debug.SetMemoryLimit(cfg.MemoryLimit)
+	}
+	logger.Info("starting medishare", "version", version, "config", cfg.Redacted(),
+		"memory_limit_mib", cfg.MemoryLimit>>20, "preview_budget_mib", previewBudget(cfg.MemoryLimit)>>20)
 	for _, path := range cfg.GeneratedSecrets {
 		logger.Warn("generated a development secret; production refuses to start without its own", "file", path)
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"net/netip"
 	"net/url"
 	"os"
@@ -39,6 +40,12 @@ type Config struct {
 	DrainDelay         time.Duration
 	LogLevel           string
 	LogFormat          string // json or text
+
+	// MemoryLimit is the Go runtime's soft memory limit in bytes, 0 for none
+	// (GOMEMLIMIT=off). SetMemoryLimit: the server sets it at start; it is
+	// false when it came from GOMEMLIMIT, which the runtime has applied.
+	MemoryLimit    int64
+	SetMemoryLimit bool
 
 	MasterKey []byte // 32 bytes; wraps the per-file content keys
 	JWTSecret []byte // at least 32 bytes; signs access tokens
@@ -88,6 +95,8 @@ func Load(getenv func(string) string) (*Config, error) {
 		DrainDelay:         l.duration("MEDISHARE_DRAIN_DELAY", 0),
 		LogLevel:           l.str("MEDISHARE_LOG_LEVEL", "info"),
 		LogFormat:          l.str("MEDISHARE_LOG_FORMAT", "json"),
+		MemoryLimit:        DefaultMemoryLimit,
+		SetMemoryLimit:     true,
 		MasterKey:          l.key("MEDISHARE_MASTER_KEY"),
 		JWTSecret:          l.key("MEDISHARE_JWT_SECRET"),
 		Storage:            l.str("MEDISHARE_STORAGE", "fs"),
@@ -110,6 +119,23 @@ func Load(getenv func(string) string) (*Config, error) {
 	}
 	if c.PublicURL == "" {
 		c.PublicURL = "http://" + c.Addr
+	}
+	// MEDISHARE_MEMORY_LIMIT, else an operator's GOMEMLIMIT, else the default.
+	if v := strings.TrimSpace(getenv("MEDISHARE_MEMORY_LIMIT")); v != "" {
+		n, err := parseByteCount(v)
+		if err != nil || n <= 0 {
+			l.errs = append(l.errs, fmt.Errorf("MEDISHARE_MEMORY_LIMIT must be a size such as 768MiB or 2GiB, not %q", v))
+		}
+		c.MemoryLimit = n
+	} else if v := strings.TrimSpace(getenv("GOMEMLIMIT")); v != "" {
+		c.MemoryLimit, c.SetMemoryLimit = 0, false
+		if v != "off" {
+			n, err := parseByteCount(v)
+			if err != nil {
+				l.errs = append(l.errs, fmt.Errorf("GOMEMLIMIT must be a size such as 768MiB or off, not %q", v))
+			}
+			c.MemoryLimit = n
+		}
 	}
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
 	if len(l.errs) > 0 {
@@ -146,6 +172,9 @@ func (c *Config) Validate() error {
 	case "none", "starttls", "tls":
 	default:
 		bad("SMTP_TLS must be none, starttls or tls, not %q", c.SMTP.TLS)
+	}
+	if c.MemoryLimit != 0 && c.MemoryLimit < MinMemoryLimit {
+		bad("the memory limit (MEDISHARE_MEMORY_LIMIT or GOMEMLIMIT) must be at least %dMiB", MinMemoryLimit>>20)
 	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		bad("MEDISHARE_LOG_FORMAT must be json or text, not %q", c.LogFormat)
@@ -263,6 +292,7 @@ func (c *Config) Redacted() map[string]any {
 		"s3_endpoint":     c.S3.Endpoint,
 		"s3_bucket":       c.S3.Bucket,
 		"smtp_host":       c.SMTP.Host,
+		"memory_limit":    c.MemoryLimit,
 		"master_key":      mask(c.MasterKey != nil),
 		"jwt_secret":      mask(c.JWTSecret != nil),
 	}
@@ -289,6 +319,31 @@ func mask(s string) string {
 		return ""
 	}
 	return "********"
+}
+
+// Memory limits. The default suits a container of 1 GiB; the minimum leaves
+// previews a useful budget (half the limit).
+const (
+	DefaultMemoryLimit = 768 << 20
+	MinMemoryLimit     = 128 << 20
+)
+
+// parseByteCount reads a size as GOMEMLIMIT does: a whole number of bytes
+// with an optional unit, B, KiB, MiB, GiB or TiB.
+func parseByteCount(s string) (int64, error) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(s[:i], 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	shift, ok := map[string]uint{"": 0, "B": 0, "KiB": 10, "MiB": 20, "GiB": 30, "TiB": 40}[s[i:]]
+	if !ok || n > math.MaxInt64>>shift {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n << shift, nil
 }
 
 // loader reads typed values and collects every malformed one.

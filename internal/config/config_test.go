@@ -178,3 +178,42 @@ func toString(v any) string {
 	}
 	return ""
 }
+
+func TestMemoryLimit(t *testing.T) {
+	tests := []struct {
+		name  string
+		env   map[string]string
+		limit int64
+		set   bool
+	}{
+		{name: "default", limit: 768 << 20, set: true},
+		{name: "ours", env: map[string]string{"MEDISHARE_MEMORY_LIMIT": "2GiB"}, limit: 2 << 30, set: true},
+		{name: "plain bytes", env: map[string]string{"MEDISHARE_MEMORY_LIMIT": "536870912"}, limit: 512 << 20, set: true},
+		{name: "the operator's GOMEMLIMIT, already applied", env: map[string]string{"GOMEMLIMIT": "1536MiB"}, limit: 1536 << 20},
+		{name: "GOMEMLIMIT off", env: map[string]string{"GOMEMLIMIT": "off"}, limit: 0},
+		{name: "ours wins", env: map[string]string{"MEDISHARE_MEMORY_LIMIT": "1GiB", "GOMEMLIMIT": "4GiB"}, limit: 1 << 30, set: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load(env(tc.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.MemoryLimit != tc.limit || c.SetMemoryLimit != tc.set {
+				t.Errorf("limit %d (set %v), want %d (set %v)", c.MemoryLimit, c.SetMemoryLimit, tc.limit, tc.set)
+			}
+		})
+	}
+	for _, v := range []string{"lots", "1.5GiB", "768MB", "-1", "0"} {
+		if _, err := Load(env(map[string]string{"MEDISHARE_MEMORY_LIMIT": v})); err == nil || !strings.Contains(err.Error(), "MEDISHARE_MEMORY_LIMIT") {
+			t.Errorf("MEDISHARE_MEMORY_LIMIT=%q: err = %v", v, err)
+		}
+	}
+	c, err := Load(env(map[string]string{"MEDISHARE_MEMORY_LIMIT": "64MiB"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "memory limit") {
+		t.Errorf("64MiB: Validate = %v", err)
+	}
+}

@@ -50,7 +50,13 @@ type dicomGuard struct {
 	// What the file says about itself, for Info.
 	transferSyntax string
 	hasPixels      bool
+	encapsulated   bool // the pixel data is in fragments (compressed)
 	done           bool
+
+	// The start of the first frame's first fragment, when pixel data is
+	// skipped: a preview reads a compressed frame's own header from it.
+	frameHead []byte
+	capture   bool
 }
 
 const (
@@ -70,6 +76,7 @@ const (
 	maxElements       = 100_000
 	maxDeflateTrailer = 64 // bytes after a deflated dataset
 	maxSeqDepth       = 16
+	maxFrameHead      = 64 << 10 // kept of a compressed frame's start: its JPEG headers
 )
 
 // maxDatasetBytes caps the (inflated) dataset, against deflate bombs. A
@@ -120,7 +127,11 @@ func (g *dicomGuard) Read(p []byte) (int, error) {
 				p = p[:g.remaining]
 			}
 			n, err := g.ds.Read(p)
+			if g.capture {
+				g.frameHead = append(g.frameHead, p[:min(n, maxFrameHead-len(g.frameHead))]...)
+			}
 			g.remaining -= int64(n)
+			g.capture = g.capture && g.remaining > 0
 			g.pos += int64(n)
 			if g.pos > maxDatasetBytes {
 				g.err = errBounds
@@ -256,6 +267,7 @@ func (g *dicomGuard) element(t tag.Tag, vr string, vl uint32) error {
 		return g.push(container{kind: cSeq}, vl)
 	case tag.VRPixelData:
 		if undefined {
+			g.encapsulated = g.encapsulated || top == nil
 			return g.push(container{kind: cFragments, pixels: true, topLevel: top == nil}, vl)
 		}
 		if top == nil && vl > 0 {
@@ -381,6 +393,7 @@ func (g *dicomGuard) fragment(c *container) error {
 	c.fragments++
 	if c.topLevel && c.fragments > 1 && vl > 0 { // the first item is the offset table
 		g.hasPixels = true
+		g.capture = c.pixels && !g.keepPixels && g.frameHead == nil
 	}
 	g.out = g.hdr[:8]
 	return nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"image"
 	"image/color"
+	"image/jpeg"
 	"io"
 	"math"
 	"strings"
@@ -18,21 +19,125 @@ import (
 	"github.com/medishare/medishare/internal/domain"
 )
 
+// planDICOM parses the header in src (pixel data skipped) and estimates
+// the render from it: the pixel data the parser will hold, the decoded first
+// frame, the scaled copy and the encoder. A frame over the budget has no
+// preview: DICOM frames are not decoded at reduced size.
+func (p *Previewer) planDICOM(src io.Reader, size int64, maxSide int) (plan, error) {
+	ds, g, err := parseDICOM(src, nil, false)
+	if err != nil {
+		var de *domain.Error
+		if errors.As(err, &de) {
+			return plan{}, ErrNoPreview // a stored file that does not parse has nothing to show
+		}
+		return plan{}, err
+	}
+	if !g.hasPixels {
+		return plan{}, ErrNoPreview
+	}
+	pm := readPixelModule(&ds, g.transferSyntax)
+	if pm.rows < 1 || pm.cols < 1 {
+		return plan{}, ErrNoPreview
+	}
+	if err := checkDimensions(pm.cols, pm.rows); err != nil {
+		return plan{}, err
+	}
+	// What the parser keeps: the header's values (weighed by the guard), a
+	// few hundred bytes per element, and the pixel data, which is at most the
+	// file unless the dataset is deflated.
+	pixels := min(size, maxRetained)
+	if g.deflated {
+		pixels = maxRetained
+	}
+	parse := g.retained + 256*int64(g.elements) + pixels + 1<<20
+	frame := dicomFrameBytes(pm, g, pixels)
+	nw, nh := fitSize(pm.cols, pm.rows, maxSide)
+	need, fine, ok := p.fit(parse+frame+encodeBytes(nw, nh), pm.cols, pm.rows, maxSide)
+	if !ok {
+		return plan{}, ErrNoPreview
+	}
+	// An encapsulated JPEG frame is checked against its own header too.
+	ja := jpegAllowance{maxSide: maxSide, fine: fine, allow: frame + scaleBytes(pm.cols, pm.rows, maxSide, fine)}
+	return plan{bytes: need, render: func(dst io.Writer, src io.Reader) error {
+		img, err := renderDICOM(src, ja)
+		if err != nil {
+			return err
+		}
+		return encodePreview(dst, img, maxSide, orientationNone, fine)
+	}}, nil
+}
+
+// dicomFrameBytes estimates decoding the first frame of pixels bytes of
+// pixel data into an 8-bit image: native samples may be copied once (byte
+// swapping), RLE expands to native samples one segment at a time, and a JPEG
+// frame is read from a copy of its fragments, by its own header (or at its
+// worst, progressive and without subsampling, when the header parse did not
+// keep it). The rendered frame is one byte a pixel for greyscale and four
+// for colour.
+func dicomFrameBytes(pm pixelModule, g *dicomGuard, pixels int64) int64 {
+	n := int64(pm.rows) * int64(pm.cols)
+	samples := int64(max(pm.samples, 1))
+	out := 4 * n
+	if samples == 1 && pm.photometric != "PALETTE COLOR" {
+		out = n
+	}
+	switch {
+	case !g.encapsulated:
+		return pixels + out
+	case g.transferSyntax == tsRLE:
+		bytesPerSample := int64(max(pm.bitsAllocated, 8)+7) / 8
+		return n*samples*bytesPerSample + n + 128 + out
+	}
+	h, err := readJPEGHeader(bytes.NewReader(g.frameHead))
+	if err != nil {
+		comps := make([]jpegComponent, min(samples, 4))
+		for i := range comps {
+			comps[i] = jpegComponent{id: byte(i), h: 1, v: 1}
+		}
+		h = jpegHeader{width: pm.cols, height: pm.rows, comps: comps, progressive: true}
+	}
+	return pixels + jpegFrameBytes(h)
+}
+
+// jpegFrameBytes is what decoding a JPEG frame costs: the decoder's image,
+// and an RGBA copy when DICOM says its three components are RGB.
+func jpegFrameBytes(h jpegHeader) int64 {
+	n := h.decodeBytes()
+	if len(h.comps) == 3 && !h.isRGB() {
+		n += 4 * int64(h.width) * int64(h.height)
+	}
+	return n
+}
+
 // renderDICOM parses a stored DICOM file with its pixel data and renders the
-// first frame to an 8-bit image.
-func renderDICOM(src io.Reader) (image.Image, error) {
+// first frame to an 8-bit image; ja is the memory planned for decoding the
+// frame and scaling it.
+func renderDICOM(src io.Reader, ja jpegAllowance) (image.Image, error) {
 	ds, g, err := parseDICOM(src, nil, true)
 	if err != nil {
 		var de *domain.Error
 		if errors.As(err, &de) {
-			return nil, ErrNoPreview // a stored file that does not parse has nothing to show
+			return nil, ErrNoPreview
 		}
 		return nil, err
 	}
 	if !g.hasPixels {
 		return nil, ErrNoPreview
 	}
-	return renderFrame(&ds, g.transferSyntax)
+	return renderFrame(&ds, g.transferSyntax, ja)
+}
+
+// jpegAllowance is what an encapsulated JPEG frame may cost to decode and
+// scale.
+type jpegAllowance struct {
+	maxSide int
+	fine    bool
+	allow   int64
+}
+
+func (a jpegAllowance) admits(h jpegHeader) bool {
+	cost := jpegFrameBytes(h) + scaleBytes(h.width, h.height, a.maxSide, a.fine)
+	return cost <= a.allow
 }
 
 // pixelModule holds the Image Pixel module attributes rendering needs.
@@ -88,7 +193,7 @@ func readPixelModule(ds *dicom.Dataset, ts string) pixelModule {
 
 // renderFrame renders the first frame, recovering from anything unexpected in
 // the data as "no preview".
-func renderFrame(ds *dicom.Dataset, ts string) (img image.Image, err error) {
+func renderFrame(ds *dicom.Dataset, ts string, ja jpegAllowance) (img image.Image, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			img, err = nil, ErrNoPreview
@@ -113,7 +218,7 @@ func renderFrame(ds *dicom.Dataset, ts string) (img image.Image, err error) {
 		if ts == tsRLE {
 			return renderRLE(ds, info, p)
 		}
-		return renderEncapsulated(info, p)
+		return renderEncapsulated(info, p, ja)
 	}
 	if !info.IntentionallyUnprocessed {
 		return nil, ErrNoPreview
@@ -323,7 +428,7 @@ func readLUT(ds *dicom.Dataset, descTag, dataTag tag.Tag) ([]uint8, int, bool) {
 // renderEncapsulated decodes the first frame of JPEG-compressed pixel data
 // with the standard library's decoder (baseline and 8-bit extended); other
 // codecs (JPEG 2000, JPEG-LS, 12-bit or lossless JPEG) have no preview.
-func renderEncapsulated(info dicom.PixelDataInfo, p pixelModule) (image.Image, error) {
+func renderEncapsulated(info dicom.PixelDataInfo, p pixelModule, ja jpegAllowance) (image.Image, error) {
 	var data []byte
 	switch {
 	case len(info.Frames) == 0:
@@ -341,7 +446,14 @@ func renderEncapsulated(info dicom.PixelDataInfo, p pixelModule) (image.Image, e
 	if !bytes.HasPrefix(data, []byte{0xFF, 0xD8}) {
 		return nil, ErrNoPreview
 	}
-	img, err := jpegDecode(data)
+	h, err := readJPEGHeader(bytes.NewReader(data))
+	if err != nil {
+		return nil, ErrNoPreview
+	}
+	if !ja.admits(h) {
+		return nil, ErrNoPreview // the frame is larger than its DICOM header said
+	}
+	img, err := safeDecode(func() (image.Image, error) { return jpeg.Decode(bytes.NewReader(data)) })
 	if err != nil {
 		return nil, err
 	}

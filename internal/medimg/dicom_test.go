@@ -106,7 +106,7 @@ func TestDICOMFixtures(t *testing.T) {
 			checkNoPHI(t, data, info)
 
 			var out bytes.Buffer
-			err = Preview(&out, bytes.NewReader(stored.Bytes()), int64(stored.Len()), DICOM, 256)
+			err = preview(&out, stored.Bytes(), DICOM, 256)
 			checkPreview(t, tc.preview, out.Bytes(), err, 256)
 		})
 	}
@@ -241,7 +241,7 @@ func previewOf(t *testing.T, file string) image.Image {
 	t.Helper()
 	data := readFixture(t, file)
 	var out bytes.Buffer
-	if err := Preview(&out, bytes.NewReader(data), int64(len(data)), DICOM, 1024); err != nil {
+	if err := preview(&out, data, DICOM, 1024); err != nil {
 		t.Fatalf("Preview %s: %v", file, err)
 	}
 	img, err := png.Decode(&out)
@@ -267,7 +267,7 @@ func TestDICOMSameImage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			data := readFixture(t, tc.file)
 			var out bytes.Buffer
-			err := Preview(&out, bytes.NewReader(data), int64(len(data)), DICOM, 1024)
+			err := preview(&out, data, DICOM, 1024)
 			if tc.optional && errors.Is(err, ErrNoPreview) {
 				return
 			}

@@ -83,7 +83,7 @@ func FuzzClean(f *testing.F) {
 			if int64(info.Width)*int64(info.Height) > 1<<20 {
 				continue
 			}
-			err = Preview(io.Discard, bytes.NewReader(stored.Bytes()), int64(stored.Len()), ct, 32)
+			err = preview(io.Discard, stored.Bytes(), ct, 32)
 			if err != nil {
 				if k := domain.ErrorKind(err); k != domain.ENOTFOUND && k != domain.EVALIDATION {
 					t.Fatalf("Preview as %s: unexpected error %v", ct, err)

@@ -2,6 +2,7 @@ package medimg
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -9,6 +10,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -171,8 +173,14 @@ func dicomElement(group, elem uint16, vr string, value []byte) []byte {
 // dicomFile builds a Part 10 file (explicit VR little endian) from dataset
 // elements; preamble is the 128-byte preamble (nil for zeros).
 func dicomFile(preamble []byte, dataset ...[]byte) []byte {
+	return dicomFileTS(preamble, tsExplicitLE+"\x00", dataset...)
+}
+
+// dicomFileTS is dicomFile with another transfer syntax (padded to an even
+// length) in the meta group; the dataset is still explicit VR little endian.
+func dicomFileTS(preamble []byte, ts string, dataset ...[]byte) []byte {
 	meta := dicomElement(0x0002, 0x0001, "OB", []byte{0, 1})
-	meta = append(meta, dicomElement(0x0002, 0x0010, "UI", []byte(tsExplicitLE+"\x00"))...)
+	meta = append(meta, dicomElement(0x0002, 0x0010, "UI", []byte(ts))...)
 	out := make([]byte, 128, 1024)
 	copy(out, preamble)
 	out = append(out, "DICM"...)
@@ -211,4 +219,19 @@ func syntheticDICOM(rows, cols int, patient string) []byte {
 		dicomElement(0x0028, 0x0103, "US", us(0)),
 		dicomElement(0x7FE0, 0x0010, "OW", pix),
 	)
+}
+
+// testBudget is the preview budget of a server with the default memory
+// limit (768 MiB, half of it for previews).
+const testBudget = 384 << 20
+
+var testPreviewer = NewPreviewer(testBudget)
+
+func bytesOpener(data []byte) Opener {
+	return func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+}
+
+// preview renders a stored form as the server does.
+func preview(dst io.Writer, data []byte, ct string, maxSide int) error {
+	return testPreviewer.Preview(context.Background(), dst, bytesOpener(data), int64(len(data)), ct, maxSide)
 }

@@ -6,8 +6,6 @@ import (
 	"encoding/binary"
 	"image"
 	"io"
-
-	"golang.org/x/image/draw"
 )
 
 // A phone photo is often stored sideways with an EXIF orientation that tells
@@ -140,6 +138,9 @@ func orient(img image.Image, o int) image.Image {
 	if o <= orientationNone || o > 8 {
 		return img
 	}
+	// Pixels are moved as bytes: At and Set would allocate a colour per pixel.
+	var src, dst []uint8
+	var sstride, dstride, bpp int
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
 	dw, dh := w, h
@@ -147,11 +148,17 @@ func orient(img image.Image, o int) image.Image {
 		dw, dh = h, w
 	}
 	r := image.Rect(0, 0, dw, dh)
-	var dst draw.Image
-	if _, gray := img.(*image.Gray); gray {
-		dst = image.NewGray(r)
+	var out image.Image
+	if g, gray := img.(*image.Gray); gray {
+		d := image.NewGray(r)
+		src, sstride, dst, dstride, bpp, out = g.Pix[g.PixOffset(b.Min.X, b.Min.Y):], g.Stride, d.Pix, d.Stride, 1, d
 	} else {
-		dst = image.NewRGBA(r)
+		m, ok := img.(*image.RGBA)
+		if !ok {
+			m = toRGBA(img)
+		}
+		d := image.NewRGBA(r)
+		src, sstride, dst, dstride, bpp, out = m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, d.Pix, d.Stride, 4, d
 	}
 	for y := 0; y < dh; y++ {
 		for x := 0; x < dw; x++ {
@@ -172,8 +179,29 @@ func orient(img image.Image, o int) image.Image {
 			case 8:
 				sx, sy = w-1-y, x
 			}
-			dst.Set(x, y, img.At(b.Min.X+sx, b.Min.Y+sy))
+			copy(dst[y*dstride+x*bpp:y*dstride+x*bpp+bpp], src[sy*sstride+sx*bpp:])
 		}
 	}
-	return dst
+	return out
+}
+
+// toRGBA copies an image that was not scaled (so not yet RGBA), converting
+// colours as image.RGBA's Set does; decoded JPEGs, the usual case, without
+// allocating per pixel.
+func toRGBA(img image.Image) *image.RGBA {
+	b := img.Bounds()
+	m := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	ycc, isYCbCr := img.(*image.YCbCr)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if !isYCbCr {
+				m.Set(x-b.Min.X, y-b.Min.Y, img.At(x, y))
+				continue
+			}
+			r, g, bl, _ := ycc.YCbCrAt(x, y).RGBA()
+			i := m.PixOffset(x-b.Min.X, y-b.Min.Y)
+			m.Pix[i], m.Pix[i+1], m.Pix[i+2], m.Pix[i+3] = uint8(r>>8), uint8(g>>8), uint8(bl>>8), 0xFF
+		}
+	}
+	return m
 }

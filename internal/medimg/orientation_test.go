@@ -72,7 +72,7 @@ func TestCleanKeepsOnlyTheOrientation(t *testing.T) {
 			if hasExif != (tc.o != 1) || (hasExif && !bytes.Contains(got, orientationSegment(tc.o))) {
 				t.Fatalf("EXIF kept: %v, for orientation %d", hasExif, tc.o)
 			}
-			if _, err := decodeConfig(got, JPEG); err != nil {
+			if _, err := decodeConfig(got); err != nil {
 				t.Fatalf("cleaned JPEG does not decode: %v", err)
 			}
 		})
@@ -130,7 +130,7 @@ func TestPreviewTurnsUpright(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		if err := Preview(&out, bytes.NewReader(stored.Bytes()), int64(stored.Len()), JPEG, 1024); err != nil {
+		if err := preview(&out, stored.Bytes(), JPEG, 1024); err != nil {
 			t.Fatal(err)
 		}
 		p, err := png.Decode(&out)

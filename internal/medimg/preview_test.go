@@ -33,6 +33,7 @@ func TestPreviewImages(t *testing.T) {
 		{name: "grey png stays grey", ct: PNG, data: encodePNG(t, grey), maxSide: 100, wantW: 50, wantH: 100, wantGrey: true},
 		{name: "grey jpeg stays grey", ct: JPEG, data: encodeJPEG(t, grey), maxSide: 100, wantW: 50, wantH: 100, wantGrey: true},
 		{name: "thin image keeps one pixel", ct: PNG, data: encodePNG(t, testImage(1000, 2)), maxSide: 100, wantW: 100, wantH: 1},
+		{name: "interlaced png", ct: PNG, data: interlacedPNG(t), maxSide: 25, wantW: 25, wantH: 20},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,7 +43,7 @@ func TestPreviewImages(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			if err := Preview(&out, &stored, int64(stored.Len()), tc.ct, tc.maxSide); err != nil {
+			if err := preview(&out, stored.Bytes(), tc.ct, tc.maxSide); err != nil {
 				t.Fatal(err)
 			}
 			img, err := png.Decode(&out)
@@ -80,7 +81,7 @@ func TestPreviewRefused(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Preview(io.Discard, bytes.NewReader(tc.data), int64(len(tc.data)), tc.ct, tc.maxSide)
+			err := preview(io.Discard, tc.data, tc.ct, tc.maxSide)
 			wantKind(t, err, tc.kind, tc.msg)
 			if tc.msg == msgNoPreview && !errors.Is(err, ErrNoPreview) {
 				t.Error("not ErrNoPreview")
@@ -108,14 +109,14 @@ func TestBombsRefusedWithoutAllocating(t *testing.T) {
 			return err
 		}},
 		{name: "Preview png", ct: PNG, data: bombPNG(50000, 50000), run: func(ct string, d []byte) error {
-			return Preview(io.Discard, bytes.NewReader(d), int64(len(d)), ct, 256)
+			return preview(io.Discard, d, ct, 256)
 		}},
 		{name: "Clean jpeg", ct: JPEG, data: jpegBomb, run: func(ct string, d []byte) error {
 			_, err := Clean(io.Discard, bytes.NewReader(d), ct)
 			return err
 		}},
 		{name: "Preview jpeg", ct: JPEG, data: jpegBomb, run: func(ct string, d []byte) error {
-			return Preview(io.Discard, bytes.NewReader(d), int64(len(d)), ct, 256)
+			return preview(io.Discard, d, ct, 256)
 		}},
 	}
 	for _, tc := range tests {
@@ -145,7 +146,7 @@ func TestPreviewStoredDICOMSizes(t *testing.T) {
 	// A synthetic 300x200 image scaled to 100 on its long side.
 	data := syntheticDICOM(200, 300, "Doe^John")
 	var out bytes.Buffer
-	if err := Preview(&out, bytes.NewReader(data), int64(len(data)), DICOM, 100); err != nil {
+	if err := preview(&out, data, DICOM, 100); err != nil {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(&out)

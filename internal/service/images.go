@@ -62,13 +62,13 @@ type ImageService struct {
 	keys     KeyWrapper
 	logger   *slog.Logger
 	now      Clock
-	previews chan struct{} // a token per preview being rendered
+	previews *medimg.Previewer // renders share its memory budget
 }
 
-// NewImageService wires the images use cases.
-func NewImageService(store ImageStore, blobs ContentStore, keys KeyWrapper, logger *slog.Logger, now Clock) *ImageService {
-	return &ImageService{store: store, blobs: blobs, keys: keys, logger: logger, now: now,
-		previews: make(chan struct{}, maxConcurrentPreviews)}
+// NewImageService wires the images use cases; previews renders previews
+// within the process's memory budget for them.
+func NewImageService(store ImageStore, blobs ContentStore, keys KeyWrapper, logger *slog.Logger, now Clock, previews *medimg.Previewer) *ImageService {
+	return &ImageService{store: store, blobs: blobs, keys: keys, logger: logger, now: now, previews: previews}
 }
 
 const blobPrefix = "images/"
@@ -424,20 +424,29 @@ func (s *ImageService) Contents(ctx context.Context, p *domain.Principal, id str
 // chunk's tag binds it to this file, its place and the end, under a key
 // only this file has. Errors: EINTERNAL (damaged), EUNAVAILABLE.
 func (c *Contents) Open(ctx context.Context) (io.ReadCloser, error) {
-	verify, err := c.decrypting(ctx)
-	if err != nil {
+	if err := c.verify(ctx); err != nil {
 		return nil, err
-	}
-	h := sha256.New()
-	_, err = io.Copy(h, verify)
-	_ = verify.Close() // read only: the copy's error is the one that counts
-	if err != nil {
-		return nil, err
-	}
-	if !hmac.Equal(h.Sum(nil), c.Image.SHA256) {
-		return nil, domain.Errorf(domain.EINTERNAL, "The file could not be decrypted.")
 	}
 	return c.decrypting(ctx)
+}
+
+// verify reads the whole contents once, checking every chunk and the
+// SHA-256 of the plaintext. Errors: EINTERNAL (damaged), EUNAVAILABLE.
+func (c *Contents) verify(ctx context.Context) error {
+	rc, err := c.decrypting(ctx)
+	if err != nil {
+		return err
+	}
+	h := sha256.New()
+	_, err = io.Copy(h, rc)
+	_ = rc.Close() // read only: the copy's error is the one that counts
+	if err != nil {
+		return err
+	}
+	if !hmac.Equal(h.Sum(nil), c.Image.SHA256) {
+		return domain.Errorf(domain.EINTERNAL, "The file could not be decrypted.")
+	}
+	return nil
 }
 
 // OpenRange returns plaintext bytes [offset, offset+length), fetching and
@@ -469,29 +478,34 @@ func (c *Contents) decrypting(ctx context.Context) (io.ReadCloser, error) {
 	return decryptingReader{DecryptReader: plain, Closer: rc}, nil
 }
 
-// maxConcurrentPreviews bounds rendering: decoding a large image can take
-// hundreds of MiB, so a burst of previews must wait its turn.
-const maxConcurrentPreviews = 2
+// previewWait bounds how long a preview waits for memory: less than the
+// server's write timeout, so no render starts for an answer that can no
+// longer be sent.
+const previewWait = time.Minute
 
-// Preview writes a PNG rendering of an image. Errors: ENOTFOUND (also
-// "Preview not available."), EUNAVAILABLE.
+// Preview writes a PNG rendering of an image. Decoding can take hundreds of
+// MiB, so renders wait their turn for a memory budget the process shares
+// (medimg.Previewer); the contents are read twice, for the header that sets
+// the memory needed and then to render, so a waiting preview holds nothing.
+// Errors: ENOTFOUND (also "Preview not available."), EUNAVAILABLE (also
+// "The service is busy. Please try again." when the wait runs out).
 func (s *ImageService) Preview(ctx context.Context, p *domain.Principal, id string, dst io.Writer, meta domain.RequestMeta) error {
-	select {
-	case s.previews <- struct{}{}:
-		defer func() { <-s.previews }()
-	case <-ctx.Done():
-		return domain.Wrap(domain.EUNAVAILABLE, ctx.Err(), "The service is busy. Please try again.")
-	}
 	c, err := s.Contents(ctx, p, id, domain.ActionPreview, meta)
 	if err != nil {
 		return err
 	}
-	src, err := c.Open(ctx)
-	if err != nil {
+	// Checked whole once; the passes of the render need no hash (see Open).
+	if err := c.verify(ctx); err != nil {
 		return err
 	}
-	defer func() { _ = src.Close() }() // read only: Preview's error is the one that counts
-	return medimg.Preview(dst, src, c.Image.Size, c.Image.ContentType, PreviewMaxSide)
+	open := func() (io.ReadCloser, error) { return c.decrypting(ctx) }
+	wait, cancel := context.WithTimeout(ctx, previewWait)
+	defer cancel()
+	err = s.previews.Preview(wait, dst, open, c.Image.Size, c.Image.ContentType, PreviewMaxSide)
+	if wait.Err() != nil && errors.Is(err, wait.Err()) {
+		return domain.Wrap(domain.EUNAVAILABLE, err, "The service is busy. Please try again.")
+	}
+	return err
 }
 
 // Delete removes an image: the record (with its audit entry) first, then the

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/medishare/medishare/internal/mail"
+	"github.com/medishare/medishare/internal/medimg"
 )
 
 // Store is everything the services need from the database; the PostgreSQL
@@ -31,8 +32,10 @@ type Config struct {
 	Issuer      string
 	// LinkKey signs content links; a key of its own.
 	LinkKey []byte
-	Logger  *slog.Logger
-	Now     Clock
+	// Previews renders previews within the process's memory budget for them.
+	Previews *medimg.Previewer
+	Logger   *slog.Logger
+	Now      Clock
 }
 
 // Services are the use cases, wired once for the server and its tests.
@@ -61,7 +64,7 @@ func New(c Config) *Services {
 		Sessions:     NewSessionService(c.Store, c.Passwords, c.Secrets, tokens, links, c.Now),
 		Passwords:    NewPasswordService(c.Store, c.Passwords, c.Secrets, background, outbox, c.Templates, c.Now),
 		Users:        NewUserService(c.Store, c.Passwords, c.Now),
-		Images:       NewImageService(c.Store, c.Blobs, c.Keys, c.Logger, c.Now),
+		Images:       NewImageService(c.Store, c.Blobs, c.Keys, c.Logger, c.Now, c.Previews),
 		Sharing:      NewSharingService(c.Store, c.Secrets, outbox, c.Templates, c.Now),
 		Links:        links,
 		Tokens:       tokens,

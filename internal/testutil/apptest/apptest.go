@@ -29,6 +29,7 @@ import (
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/httpapi"
 	"github.com/medishare/medishare/internal/mail"
+	"github.com/medishare/medishare/internal/medimg"
 	"github.com/medishare/medishare/internal/secure"
 	"github.com/medishare/medishare/internal/service"
 	"github.com/medishare/medishare/internal/store/postgres"
@@ -111,7 +112,8 @@ func New(t testing.TB) *App {
 		Store: store, Blobs: blobs, Keys: envelope, Secrets: keys, Passwords: secure.NewPasswords(4),
 		Mailer: mailer, Templates: mail.Templates{PublicURL: "http://medishare.test", Now: clock.Now},
 		TokenSecret: JWTSecret, Issuer: "http://medishare.test", LinkKey: keys.Subkey("signed-urls"),
-		Logger: logger, Now: clock.Now,
+		Previews: medimg.NewPreviewer(256 << 20),
+		Logger:   logger, Now: clock.Now,
 	})
 	t.Cleanup(services.Background.Wait)
 	router := httpapi.NewRouter(httpapi.Deps{
