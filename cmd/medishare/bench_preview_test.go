@@ -2,13 +2,11 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"strings"
@@ -16,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/medishare/medishare/internal/testutil/pgtest"
 )
 
 // probeSide is the side of the PNG of the outside probe's finding 1: 8000 x
@@ -32,15 +29,10 @@ var previewsBefore = [5]string{"83 MiB", "2024 MiB (2022 in the second run)", "1
 // memory (VmHWM) and what each request answered. `make bench` runs it once
 // and writes its section of docs/performance.md (BENCH_REPORT).
 func BenchmarkPreviewMemory(b *testing.B) {
-	env := devEnv(b, pgtest.NewDatabase(b))
-	env["MEDISHARE_LOG_LEVEL"] = "warn"
-	base := "http://" + env["MEDISHARE_ADDR"]
-	cmd := startProgram(b, env, io.Discard)
-	waitStatus(b, base+"/readyz", http.StatusOK)
-	token, patientID := signInDemoProvider(b, env, base)
+	_, base, cmd, token, patientID := startBenchServer(b)
 
 	file := probePNG(b)
-	id := uploadFile(b, base, token, patientID, "probe.png", file)
+	id := benchUpload(b, base, token, patientID, "probe.png", file)
 	pid := cmd.Process.Pid
 	rssStart := procStatus(pid, "VmRSS")
 	// Reset the peak, so VmHWM is what the previews take.
@@ -136,45 +128,6 @@ func probePNG(tb testing.TB) []byte {
 		tb.Fatal(err)
 	}
 	return buf.Bytes()
-}
-
-func uploadFile(tb testing.TB, base, token, patientID, name string, file []byte) string {
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	err := w.WriteField("caption", "bench")
-	if err == nil {
-		err = w.WriteField("patientId", patientID)
-	}
-	var fw io.Writer
-	if err == nil {
-		fw, err = w.CreateFormFile("file", name)
-	}
-	if err == nil {
-		_, err = fw.Write(file)
-	}
-	if err == nil {
-		err = w.Close()
-	}
-	if err != nil {
-		tb.Fatal(err)
-	}
-	req, _ := http.NewRequest("POST", base+"/api/upload/image", &body)
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", w.FormDataContentType())
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 201 {
-		tb.Fatalf("upload: %d %s", resp.StatusCode, raw)
-	}
-	var out struct{ Data struct{ ID string } }
-	if err := json.Unmarshal(raw, &out); err != nil {
-		tb.Fatal(err)
-	}
-	return out.Data.ID
 }
 
 // previewStatus asks for a preview and returns the status, checking that a

@@ -12,6 +12,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,12 +31,7 @@ const benchFileSize = domain.MaxUploadBytes
 // and encrypting it with AES-GCM in a tight loop. `make bench` runs it once
 // and writes docs/performance.md (BENCH_REPORT).
 func BenchmarkTransfers(b *testing.B) {
-	env := devEnv(b, pgtest.NewDatabase(b))
-	env["MEDISHARE_LOG_LEVEL"] = "warn"
-	base := "http://" + env["MEDISHARE_ADDR"]
-	cmd := startProgram(b, env, io.Discard)
-	waitStatus(b, base+"/readyz", http.StatusOK)
-	token, patientID := signInDemoProvider(b, env, base)
+	env, base, cmd, token, patientID := startBenchServer(b)
 	file := benchPDF()
 
 	baseline := baselineMBps(file)
@@ -63,7 +59,7 @@ func BenchmarkTransfers(b *testing.B) {
 		return float64(n*len(file)) / (1 << 20) / time.Since(start).Seconds()
 	}
 	upload := func(int) {
-		id := benchUpload(b, base, token, patientID, file)
+		id := benchUpload(b, base, token, patientID, "bench.pdf", file)
 		mu.Lock()
 		ids = append(ids, id)
 		mu.Unlock()
@@ -302,7 +298,21 @@ func readBackMBps(b *testing.B, dataDir string, file []byte) float64 {
 	return float64(rounds*len(file)) / (1 << 20) / time.Since(start).Seconds()
 }
 
-func benchUpload(b *testing.B, base, token, patientID string, file []byte) string {
+// startBenchServer starts the real server process for a benchmark, with the
+// demo provider signed in and the demo patient's id.
+func startBenchServer(b *testing.B) (env map[string]string, base string, cmd *exec.Cmd, token, patientID string) {
+	env = devEnv(b, pgtest.NewDatabase(b))
+	env["MEDISHARE_LOG_LEVEL"] = "warn"
+	base = "http://" + env["MEDISHARE_ADDR"]
+	cmd = startProgram(b, env, io.Discard)
+	waitStatus(b, base+"/readyz", http.StatusOK)
+	token, patientID = signInDemoProvider(b, env, base)
+	return env, base, cmd, token, patientID
+}
+
+// benchUpload uploads a file for the patient, streaming the form, and
+// returns the new image's id.
+func benchUpload(b *testing.B, base, token, patientID, name string, file []byte) string {
 	pr, pw := io.Pipe()
 	w := multipart.NewWriter(pw)
 	go func() {
@@ -312,7 +322,7 @@ func benchUpload(b *testing.B, base, token, patientID string, file []byte) strin
 		}
 		var fw io.Writer
 		if err == nil {
-			fw, err = w.CreateFormFile("file", "bench.pdf")
+			fw, err = w.CreateFormFile("file", name)
 		}
 		if err == nil {
 			_, err = fw.Write(file)

@@ -43,9 +43,27 @@ type SecretHasher interface {
 
 // codes issues and spends one account's emailed codes.
 type codes struct {
-	store   CodeStore
-	secrets SecretHasher
-	now     Clock
+	store      CodeStore
+	secrets    SecretHasher
+	background *Background
+	now        Clock
+}
+
+// request answers a request for a new code to email: it counts the request
+// against the limit, then leaves the rest (finding the account, making and
+// mailing its code) to send, after the answer. Both an existing account and
+// an unknown address get the same answer after the same work (S2).
+// Errors: EVALIDATION (not an email), ETHROTTLED.
+func (c codes) request(ctx context.Context, purpose, email string, meta domain.RequestMeta, send func(ctx context.Context, email string) error) error {
+	email, ok := normalizeEmail(email)
+	if !ok {
+		return domain.ValidationError("Please enter a valid email.", domain.FieldError{Field: "email", Message: "must be a valid email address"})
+	}
+	if err := codeRequests.hit(ctx, c.store, c.store, c.now, purpose+":"+email, meta, ""); err != nil {
+		return err
+	}
+	c.background.Go(purpose+" code", func(ctx context.Context) error { return send(ctx, email) })
+	return nil
 }
 
 // issue makes code the live code of the account for purpose.

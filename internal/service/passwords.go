@@ -22,20 +22,19 @@ type PasswordStore interface {
 
 // PasswordService resets and changes passwords.
 type PasswordService struct {
-	store      PasswordStore
-	passwords  PasswordHasher
-	secrets    SecretHasher
-	codes      codes
-	background *Background
-	outbox     *Outbox
-	templates  mail.Templates
-	now        Clock
+	store     PasswordStore
+	passwords PasswordHasher
+	secrets   SecretHasher
+	codes     codes
+	outbox    *Outbox
+	templates mail.Templates
+	now       Clock
 }
 
 // NewPasswordService wires the password use cases.
 func NewPasswordService(store PasswordStore, passwords PasswordHasher, secrets SecretHasher, background *Background, outbox *Outbox, templates mail.Templates, now Clock) *PasswordService {
-	return &PasswordService{store: store, passwords: passwords, secrets: secrets, codes: codes{store: store, secrets: secrets, now: now},
-		background: background, outbox: outbox, templates: templates, now: now}
+	return &PasswordService{store: store, passwords: passwords, secrets: secrets, codes: codes{store: store, secrets: secrets, background: background, now: now},
+		outbox: outbox, templates: templates, now: now}
 }
 
 // ForgotPassword mails a 6-digit code and a reset link to an active account.
@@ -43,17 +42,9 @@ func NewPasswordService(store PasswordStore, passwords PasswordHasher, secrets S
 // exists (S2): the lookup and the codes happen after the response.
 // Errors: EVALIDATION, ETHROTTLED.
 func (s *PasswordService) ForgotPassword(ctx context.Context, email string, meta domain.RequestMeta) error {
-	email, ok := normalizeEmail(email)
-	if !ok {
-		return errEmailRequired
-	}
-	if err := codeRequests.hit(ctx, s.store, s.store, s.now, "reset:"+email, meta, ""); err != nil {
-		return err
-	}
-	s.background.Go("password reset code", func(ctx context.Context) error {
+	return s.codes.request(ctx, purposeReset, email, meta, func(ctx context.Context, email string) error {
 		return s.mailResetCode(ctx, email, meta)
 	})
-	return nil
 }
 
 func (s *PasswordService) mailResetCode(ctx context.Context, email string, meta domain.RequestMeta) error {

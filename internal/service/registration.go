@@ -39,19 +39,18 @@ type PasswordHasher interface {
 
 // RegistrationService registers and confirms accounts.
 type RegistrationService struct {
-	store      RegistrationStore
-	passwords  PasswordHasher
-	codes      codes
-	background *Background
-	outbox     *Outbox
-	templates  mail.Templates
-	now        Clock
+	store     RegistrationStore
+	passwords PasswordHasher
+	codes     codes
+	outbox    *Outbox
+	templates mail.Templates
+	now       Clock
 }
 
 // NewRegistrationService wires registration.
 func NewRegistrationService(store RegistrationStore, passwords PasswordHasher, secrets SecretHasher, background *Background, outbox *Outbox, templates mail.Templates, now Clock) *RegistrationService {
-	return &RegistrationService{store: store, passwords: passwords, codes: codes{store: store, secrets: secrets, now: now},
-		background: background, outbox: outbox, templates: templates, now: now}
+	return &RegistrationService{store: store, passwords: passwords, codes: codes{store: store, secrets: secrets, background: background, now: now},
+		outbox: outbox, templates: templates, now: now}
 }
 
 // Registration is the payload of POST /api/auth/register.
@@ -183,20 +182,12 @@ func (s *RegistrationService) Confirm(ctx context.Context, email, code string, m
 // account exists (S2): the lookup and the new code happen after the
 // response. Errors: EVALIDATION, ETHROTTLED.
 func (s *RegistrationService) ResendConfirmation(ctx context.Context, email string, meta domain.RequestMeta) error {
-	email, ok := normalizeEmail(email)
-	if !ok {
-		return errEmailRequired
-	}
-	if err := codeRequests.hit(ctx, s.store, s.store, s.now, "confirm:"+email, meta, ""); err != nil {
-		return err
-	}
-	s.background.Go("resend confirmation", func(ctx context.Context) error {
-		return s.resendConfirmation(ctx, email, meta)
+	return s.codes.request(ctx, purposeConfirm, email, meta, func(ctx context.Context, email string) error {
+		return s.mailConfirmationCode(ctx, email, meta)
 	})
-	return nil
 }
 
-func (s *RegistrationService) resendConfirmation(ctx context.Context, email string, meta domain.RequestMeta) error {
+func (s *RegistrationService) mailConfirmationCode(ctx context.Context, email string, meta domain.RequestMeta) error {
 	user, _, err := s.store.UserByEmail(ctx, email)
 	if err != nil || user.Verified || !user.Active {
 		return notFound(err, nil)
@@ -215,8 +206,6 @@ func (s *RegistrationService) resendConfirmation(ctx context.Context, email stri
 	s.outbox.Send(s.templates.ConfirmationCode(email, code))
 	return nil
 }
-
-var errEmailRequired = domain.ValidationError("Please enter a valid email.", domain.FieldError{Field: "email", Message: "must be a valid email address"})
 
 // CreateAccount makes a confirmed account directly (the admin command and the
 // development demo accounts). Errors: EVALIDATION, ECONFLICT.
