@@ -112,6 +112,25 @@ func TestDirectory(t *testing.T) {
 			t.Errorf("%s does not see themselves", tt.role)
 		}
 	}
+	byProvider := DirectoryOf(caller(RoleProvider))
+	if got := byProvider.OfRole(RolePatient); len(got.Roles) != 1 || got.Roles[0] != RolePatient || !got.ActiveOnly {
+		t.Errorf("a provider's patients: %+v", got)
+	}
+	if got := byProvider.OfRole(RoleAdmin); len(got.Roles) != 0 || got.Self != "" {
+		t.Errorf("a provider may look for admins: %+v", got)
+	}
+	if got := byProvider.OfRole(RoleProvider); got.Self != "me" {
+		t.Errorf("a provider looking for providers misses themselves: %+v", got)
+	}
+	if got := DirectoryOf(caller(RolePatient)).OfRole(RolePatient); len(got.Roles) != 0 || got.Self != "me" {
+		t.Errorf("a patient looking for patients: %+v", got)
+	}
+	if got := byProvider.OfRole(""); len(got.Roles) != 2 {
+		t.Errorf("no role filter narrowed the directory: %+v", got)
+	}
+	if got := DirectoryOf(caller(RoleAdmin)).Actives(); len(got) != 2 {
+		t.Errorf("admins see only active accounts: %v", got)
+	}
 }
 
 func TestProfilePublic(t *testing.T) {

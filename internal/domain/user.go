@@ -27,8 +27,11 @@ const (
 	PermMessagesSend     = "messages:send"
 )
 
+// Roles are every role.
+var Roles = []string{RolePatient, RoleProvider, RoleAdmin}
+
 // IsRole reports whether s names a role.
-func IsRole(s string) bool { return s == RolePatient || s == RoleProvider || s == RoleAdmin }
+func IsRole(s string) bool { return slices.Contains(Roles, s) }
 
 // Profile is the part of a user that its owner may change (product.md §7).
 // Empty means unknown.
@@ -99,23 +102,27 @@ func (p *Principal) IsAdmin() bool { return p != nil && p.User.Role == RoleAdmin
 
 // Directory says whom a caller may find in the user directory (api.md
 // "Users"): admins everyone, deactivated accounts included; providers active
-// patients and providers; patients active providers and admins. Everyone
-// finds themselves. It is the one statement of that rule: the database
+// patients and providers; patients active providers and admins; and
+// everyone themselves. It is the one statement of that rule: the database
 // query and the check of a single user both read it.
 type Directory struct {
-	CallerID string
-	// Roles are the roles the caller may find; nil means every role.
+	// Roles are the roles the caller may find.
 	Roles []string
 	// ActiveOnly hides deactivated accounts.
 	ActiveOnly bool
+	// Self is the caller's id when the caller is listed whatever the roles
+	// (empty once a role filter leaves them out).
+	Self string
+
+	callerRole string
 }
 
 // DirectoryOf is the directory of a caller.
 func DirectoryOf(p *Principal) Directory {
-	d := Directory{CallerID: p.User.ID, ActiveOnly: true}
+	d := Directory{ActiveOnly: true, Self: p.User.ID, callerRole: p.User.Role}
 	switch p.User.Role {
 	case RoleAdmin:
-		d.ActiveOnly = false
+		d.Roles, d.ActiveOnly = Roles, false
 	case RoleProvider:
 		d.Roles = []string{RolePatient, RoleProvider}
 	default:
@@ -124,15 +131,37 @@ func DirectoryOf(p *Principal) Directory {
 	return d
 }
 
-// Includes reports whether u is in the directory.
+// Includes reports whether u may be looked up in the directory.
 func (d Directory) Includes(u User) bool {
-	if u.ID == d.CallerID {
+	if u.ID == d.Self {
 		return true
 	}
-	if d.ActiveOnly && !u.Active {
-		return false
+	return (u.Active || !d.ActiveOnly) && slices.Contains(d.Roles, u.Role)
+}
+
+// OfRole narrows the directory to one role ("" keeps every role): no one,
+// when the caller may not find that role (but themselves, if theirs).
+func (d Directory) OfRole(role string) Directory {
+	if role == "" {
+		return d
 	}
-	return d.Roles == nil || slices.Contains(d.Roles, u.Role)
+	out := d
+	out.Roles = []string{}
+	if slices.Contains(d.Roles, role) {
+		out.Roles = []string{role}
+	}
+	if role != d.callerRole {
+		out.Self = ""
+	}
+	return out
+}
+
+// Actives are the values of the active flag the directory shows.
+func (d Directory) Actives() []bool {
+	if d.ActiveOnly {
+		return []bool{true}
+	}
+	return []bool{true, false}
 }
 
 // Page asks for one page of a list; Page counts from 1.

@@ -30,7 +30,8 @@ type ImageStore interface {
 	UserByID(ctx context.Context, id string) (domain.User, error)
 	CreateImage(ctx context.Context, im domain.Image) error
 	Image(ctx context.Context, id string) (domain.Image, error)
-	Images(ctx context.Context, uploadedBy string, page domain.Page) ([]domain.Image, int, error)
+	ImagesOfUploader(ctx context.Context, uploaderID string, page domain.Page) ([]domain.Image, int, error)
+	AllImages(ctx context.Context, page domain.Page) ([]domain.Image, int, error)
 	DeleteImage(ctx context.Context, id string) (string, error)
 	BlobReferenced(ctx context.Context, key string) (bool, error)
 	RecipientShare(ctx context.Context, imageID, recipientID string) (domain.Share, error)
@@ -367,7 +368,8 @@ func (s *ImageService) ListUploaded(ctx context.Context, p *domain.Principal, pa
 	if err := require(ctx, s.store, p, domain.PermImagesUpload, meta, forbidden("Only providers and admins upload images.")); err != nil {
 		return nil, domain.PageOf{}, err
 	}
-	return s.listWithShares(ctx, p.User.ID, page)
+	images, total, err := s.store.ImagesOfUploader(ctx, p.User.ID, page)
+	return s.withShares(ctx, images, total, page, err)
 }
 
 // ListAll returns every image (admins). Errors: EFORBIDDEN.
@@ -376,11 +378,12 @@ func (s *ImageService) ListAll(ctx context.Context, p *domain.Principal, page do
 		return nil, domain.PageOf{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "every image: not an admin"},
 			forbidden("Only admins see every image."))
 	}
-	return s.listWithShares(ctx, "", page)
+	images, total, err := s.store.AllImages(ctx, page)
+	return s.withShares(ctx, images, total, page, err)
 }
 
-func (s *ImageService) listWithShares(ctx context.Context, uploadedBy string, page domain.Page) ([]domain.Image, domain.PageOf, error) {
-	images, total, err := s.store.Images(ctx, uploadedBy, page)
+// withShares completes a page of images for their uploader's cards.
+func (s *ImageService) withShares(ctx context.Context, images []domain.Image, total int, page domain.Page, err error) ([]domain.Image, domain.PageOf, error) {
 	if err == nil {
 		err = s.store.AttachShares(ctx, images)
 	}

@@ -66,33 +66,45 @@ func (s *Store) Image(ctx context.Context, id string) (domain.Image, error) {
 	return toImage(r.Image, r.UploaderFirstname, r.UploaderLastname, r.PatientFirstname, r.PatientLastname), nil
 }
 
-// Images returns one page of the images uploadedBy uploaded, or of all
-// images when uploadedBy is empty, newest first, with the total count.
-func (s *Store) Images(ctx context.Context, uploadedBy string, page domain.Page) ([]domain.Image, int, error) {
-	scope := "all"
-	if uploadedBy != "" {
-		scope = "uploader"
+// ImagesOfUploader returns one page of the images a user uploaded, newest
+// first, with the total count.
+func (s *Store) ImagesOfUploader(ctx context.Context, uploaderID string, page domain.Page) ([]domain.Image, int, error) {
+	uid, err := parseID(uploaderID)
+	if err != nil {
+		return nil, 0, err
 	}
-	rows, err := s.q(ctx).ListImages(ctx, db.ListImagesParams{
-		Scope: scope, UserID: optionalID(uploadedBy).Bytes, PageLimit: int32(page.Limit), PageOffset: int32(page.Offset()),
-	})
+	rows, err := s.q(ctx).ListImagesOfUploader(ctx, db.ListImagesOfUploaderParams{UploaderID: uid, PageLimit: int32(page.Limit), PageOffset: int32(page.Offset())})
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	out := make([]domain.Image, len(rows))
-	total := 0
+	out, total := make([]domain.Image, len(rows)), int64(0)
 	for i, r := range rows {
-		out[i] = toImage(r.Image, r.UploaderFirstname, r.UploaderLastname, r.PatientFirstname, r.PatientLastname)
-		total = int(r.Total)
+		out[i], total = toImage(r.Image, r.UploaderFirstname, r.UploaderLastname, r.PatientFirstname, r.PatientLastname), r.Total
 	}
-	if len(rows) == 0 {
-		n, err := s.q(ctx).CountImages(ctx, db.CountImagesParams{Scope: scope, UserID: optionalID(uploadedBy).Bytes})
-		if err != nil {
+	if len(rows) == 0 { // past the last page: no row carries the total
+		if total, err = s.q(ctx).CountImagesOfUploader(ctx, uid); err != nil {
 			return nil, 0, translate(err)
 		}
-		total = int(n)
 	}
-	return out, total, nil
+	return out, int(total), nil
+}
+
+// AllImages returns one page of every image, newest first, with the total count.
+func (s *Store) AllImages(ctx context.Context, page domain.Page) ([]domain.Image, int, error) {
+	rows, err := s.q(ctx).ListAllImages(ctx, db.ListAllImagesParams{PageLimit: int32(page.Limit), PageOffset: int32(page.Offset())})
+	if err != nil {
+		return nil, 0, translate(err)
+	}
+	out, total := make([]domain.Image, len(rows)), int64(0)
+	for i, r := range rows {
+		out[i], total = toImage(r.Image, r.UploaderFirstname, r.UploaderLastname, r.PatientFirstname, r.PatientLastname), r.Total
+	}
+	if len(rows) == 0 {
+		if total, err = s.q(ctx).CountAllImages(ctx); err != nil {
+			return nil, 0, translate(err)
+		}
+	}
+	return out, int(total), nil
 }
 
 // DeleteImage removes an image's record and returns the key of its contents,
@@ -143,11 +155,15 @@ func (s *Store) SetWrappedKey(ctx context.Context, imageID string, wrapped, keyI
 
 // CountImages counts the images uploadedBy uploaded, or all images when it is empty.
 func (s *Store) CountImages(ctx context.Context, uploadedBy string) (int, error) {
-	scope := "all"
-	if uploadedBy != "" {
-		scope = "uploader"
+	if uploadedBy == "" {
+		n, err := s.q(ctx).CountAllImages(ctx)
+		return int(n), translate(err)
 	}
-	n, err := s.q(ctx).CountImages(ctx, db.CountImagesParams{Scope: scope, UserID: optionalID(uploadedBy).Bytes})
+	uid, err := parseID(uploadedBy)
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.q(ctx).CountImagesOfUploader(ctx, uid)
 	return int(n), translate(err)
 }
 

@@ -47,16 +47,32 @@ func TestImagesRecords(t *testing.T) {
 	if err != nil || got.DICOM == nil || got.DICOM.Modality != "CT" || got.UploadedBy.Firstname != "F" || got.Patient.ID != patient.ID {
 		t.Fatalf("image: %+v %v", got, err)
 	}
-	page, total, err := store.Images(ctx, provider.ID, domain.Page{Page: 1, Limit: 2})
+	page, total, err := store.ImagesOfUploader(ctx, provider.ID, domain.Page{Page: 1, Limit: 2})
 	if err != nil || len(page) != 2 || total != 3 || page[0].Caption != "scan 2" {
 		t.Fatalf("uploader page: %d items, total %d, %v", len(page), total, err)
 	}
-	if _, total, _ := store.Images(ctx, "", domain.Page{Page: 5, Limit: 2}); total != 4 {
+	if page, total, _ := store.AllImages(ctx, domain.Page{Page: 1, Limit: 10}); len(page) != 4 || total != 4 || page[0].Caption != "scan 3" {
+		t.Fatalf("all images: %d items, total %d", len(page), total)
+	}
+	if _, total, _ := store.AllImages(ctx, domain.Page{Page: 5, Limit: 2}); total != 4 {
 		t.Fatalf("all images past the end: total %d", total)
+	}
+	if _, total, _ := store.ImagesOfUploader(ctx, provider.ID, domain.Page{Page: 9, Limit: 2}); total != 3 {
+		t.Fatalf("uploader's images past the end: total %d", total)
 	}
 	key, err := store.DeleteImage(ctx, ids[1])
 	if err != nil || key == "" {
 		t.Fatal(err)
+	}
+	// The counters follow the deletion, in the same transaction.
+	if n, _ := store.CountImages(ctx, provider.ID); n != 2 {
+		t.Fatalf("provider's images after a deletion: %d", n)
+	}
+	if n, _ := store.CountImages(ctx, ""); n != 3 {
+		t.Fatalf("all images after a deletion: %d", n)
+	}
+	if n, _ := store.CountPatientsOf(ctx, provider.ID); n != 1 {
+		t.Fatalf("provider's patients: %d", n)
 	}
 	if ref, _ := store.BlobReferenced(ctx, key); ref {
 		t.Fatal("deleted image still references its blob")

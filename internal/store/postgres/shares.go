@@ -151,7 +151,7 @@ func (s *Store) ImagesSharedWith(ctx context.Context, recipientID string, now ti
 		return nil, 0, translate(err)
 	}
 	out := make([]domain.Image, len(rows))
-	total := 0
+	total := int64(0)
 	for i, r := range rows {
 		im := toImage(r.Image, r.UploaderFirstname, r.UploaderLastname, r.PatientFirstname, r.PatientLastname)
 		im.ViaShare = &domain.Share{
@@ -160,17 +160,14 @@ func (s *Store) ImagesSharedWith(ctx context.Context, recipientID string, now ti
 			SharedWith: domain.Person{ID: recipientID},
 			CreatedAt:  r.ShareCreatedAt, ExpiresAt: r.ExpiresAt, VerifiedAt: timePtr(r.VerifiedAt),
 		}
-		out[i] = im
-		total = int(r.Total)
+		out[i], total = im, r.Total
 	}
-	if len(rows) == 0 {
-		n, err := s.q(ctx).CountSharedWith(ctx, db.CountSharedWithParams{SharedWith: uid, Now: now})
-		if err != nil {
+	if len(rows) == 0 { // past the last page: no row carries the total
+		if total, err = s.q(ctx).CountSharedWith(ctx, db.CountSharedWithParams{SharedWith: uid, Now: now}); err != nil {
 			return nil, 0, translate(err)
 		}
-		total = int(n)
 	}
-	return out, total, nil
+	return out, int(total), nil
 }
 
 // SentShares returns one page of the shares a user made, newest first.
@@ -184,7 +181,7 @@ func (s *Store) SentShares(ctx context.Context, sharerID string, page domain.Pag
 		return nil, 0, translate(err)
 	}
 	out := make([]domain.Share, len(rows))
-	total := 0
+	total := int64(0)
 	for i, r := range rows {
 		out[i] = toShare(db.GetShareRow{
 			ID: r.ID, ImageID: r.ImageID, SharedBy: r.SharedBy, SharedWith: r.SharedWith, CreatedAt: r.CreatedAt,
@@ -192,16 +189,14 @@ func (s *Store) SentShares(ctx context.Context, sharerID string, page domain.Pag
 			SharerFirstname: r.SharerFirstname, SharerLastname: r.SharerLastname,
 			RecipientFirstname: r.RecipientFirstname, RecipientLastname: r.RecipientLastname,
 		})
-		total = int(r.Total)
+		total = r.Total
 	}
 	if len(rows) == 0 {
-		n, err := s.q(ctx).CountSentShares(ctx, uid)
-		if err != nil {
+		if total, err = s.q(ctx).CountSentShares(ctx, uid); err != nil {
 			return nil, 0, translate(err)
 		}
-		total = int(n)
 	}
-	return out, total, nil
+	return out, int(total), nil
 }
 
 // AttachShares fills in the shares (not revoked) of each image.
@@ -235,11 +230,15 @@ func (s *Store) AttachShares(ctx context.Context, images []domain.Image) error {
 // CountSharedImages counts images with an open, unexpired share made by
 // sharerID, or by anyone when it is empty.
 func (s *Store) CountSharedImages(ctx context.Context, sharerID string, now time.Time) (int, error) {
-	scope := "all"
-	if sharerID != "" {
-		scope = "sharer"
+	if sharerID == "" {
+		n, err := s.q(ctx).CountSharedImages(ctx, now)
+		return int(n), translate(err)
 	}
-	n, err := s.q(ctx).CountSharedImages(ctx, db.CountSharedImagesParams{Scope: scope, UserID: optionalID(sharerID).Bytes, Now: now})
+	uid, err := parseID(sharerID)
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.q(ctx).CountImagesSharedBy(ctx, db.CountImagesSharedByParams{SharedBy: uid, Now: now})
 	return int(n), translate(err)
 }
 

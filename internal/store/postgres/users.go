@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"strings"
 
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/store/postgres/db"
@@ -150,29 +151,42 @@ func (s *Store) ActiveAdminsLocked(ctx context.Context) (int, error) {
 	return int(n), translate(err)
 }
 
-// ListUsers returns one page of a directory and the total count.
-func (s *Store) ListUsers(ctx context.Context, dir domain.Directory, role, search string, page domain.Page) ([]domain.User, int, error) {
-	rows, err := s.q(ctx).ListUsers(ctx, db.ListUsersParams{
-		CallerID: optionalID(dir.CallerID).Bytes, AnyRole: dir.Roles == nil, Roles: dir.Roles, ActiveOnly: dir.ActiveOnly,
-		Role: role, Search: search, PageOffset: int32(page.Offset()), PageLimit: int32(page.Limit),
-	})
+// ListUsers returns one page of a directory (its search, when not empty,
+// already escaped for LIKE) and the total count.
+func (s *Store) ListUsers(ctx context.Context, dir domain.Directory, search string, page domain.Page) ([]domain.User, int, error) {
+	roles, actives, self := dir.Roles, dir.Actives(), optionalID(dir.Self)
+	limit, offset := int32(page.Limit), int32(page.Offset())
+	var users []db.User
+	var total int64
+	var err error
+	if search == "" {
+		var rows []db.ListDirectoryRow
+		rows, err = s.q(ctx).ListDirectory(ctx, db.ListDirectoryParams{Roles: roles, Actives: actives, SelfID: self, PageLimit: limit, PageOffset: offset})
+		for _, r := range rows {
+			users, total = append(users, r.User), r.Total
+		}
+		if err == nil && len(rows) == 0 { // past the last page: no row carries the total
+			total, err = s.q(ctx).CountDirectory(ctx, db.CountDirectoryParams{Roles: roles, Actives: actives, SelfID: self})
+		}
+	} else {
+		pattern := "%" + strings.ToLower(search) + "%"
+		var rows []db.SearchDirectoryRow
+		rows, err = s.q(ctx).SearchDirectory(ctx, db.SearchDirectoryParams{Roles: roles, Actives: actives, SelfID: self, Pattern: pattern, PageLimit: limit, PageOffset: offset})
+		for _, r := range rows {
+			users, total = append(users, r.User), r.Total
+		}
+		if err == nil && len(rows) == 0 {
+			total, err = s.q(ctx).CountDirectorySearch(ctx, db.CountDirectorySearchParams{Roles: roles, Actives: actives, SelfID: self, Pattern: pattern})
+		}
+	}
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	users := make([]domain.User, len(rows))
-	total := 0
-	for i, r := range rows {
-		users[i] = toUser(r.User)
-		total = int(r.Total)
+	out := make([]domain.User, len(users))
+	for i, u := range users {
+		out[i] = toUser(u)
 	}
-	if len(rows) == 0 && page.Page > 1 {
-		// Past the last page the window function has no row to report the total on.
-		_, total, err = s.ListUsers(ctx, dir, role, search, domain.Page{Page: 1, Limit: 1})
-		if err != nil {
-			return nil, 0, err
-		}
-	}
-	return users, total, nil
+	return out, int(total), nil
 }
 
 // CountUsers counts accounts that were not deleted.

@@ -22,24 +22,30 @@ func (q *Queries) BlobKeyReferenced(ctx context.Context, blobKey string) (bool, 
 	return referenced, err
 }
 
-const countImages = `-- name: CountImages :one
-SELECT count(*) FROM images WHERE $1::text = 'all' OR uploader_id = $2
+const countAllImages = `-- name: CountAllImages :one
+SELECT coalesce(sum(images), 0)::bigint AS images FROM image_counts
 `
 
-type CountImagesParams struct {
-	Scope  string
-	UserID uuid.UUID
+func (q *Queries) CountAllImages(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, countAllImages)
+	var images int64
+	err := row.Scan(&images)
+	return images, err
 }
 
-func (q *Queries) CountImages(ctx context.Context, arg CountImagesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countImages, arg.Scope, arg.UserID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
+const countImagesOfUploader = `-- name: CountImagesOfUploader :one
+SELECT coalesce((SELECT images FROM image_counts WHERE uploader_id = $1), 0)::bigint AS images
+`
+
+func (q *Queries) CountImagesOfUploader(ctx context.Context, uploaderID uuid.UUID) (int64, error) {
+	row := q.db.QueryRow(ctx, countImagesOfUploader, uploaderID)
+	var images int64
+	err := row.Scan(&images)
+	return images, err
 }
 
 const countPatientsOfUploader = `-- name: CountPatientsOfUploader :one
-SELECT count(DISTINCT patient_id) FROM images WHERE uploader_id = $1
+SELECT count(*) FROM uploader_patients WHERE uploader_id = $1
 `
 
 func (q *Queries) CountPatientsOfUploader(ctx context.Context, uploaderID uuid.UUID) (int64, error) {
@@ -149,27 +155,24 @@ func (q *Queries) GetImage(ctx context.Context, id uuid.UUID) (GetImageRow, erro
 	return i, err
 }
 
-const listImages = `-- name: ListImages :many
+const listAllImages = `-- name: ListAllImages :many
 SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name, i.size, i.sha256, i.blob_key, i.wrapped_key, i.key_id, i.width, i.height, i.dicom, i.created_at,
        up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
        pa.firstname AS patient_firstname, pa.lastname AS patient_lastname,
-       count(*) OVER () AS total
+       (SELECT coalesce(sum(c.images), 0) FROM image_counts c)::bigint AS total
 FROM images i
 JOIN users up ON up.id = i.uploader_id
 JOIN users pa ON pa.id = i.patient_id
-WHERE $1::text = 'all' OR i.uploader_id = $2
 ORDER BY i.created_at DESC, i.id
-LIMIT $4 OFFSET $3
+LIMIT $2 OFFSET $1
 `
 
-type ListImagesParams struct {
-	Scope      string
-	UserID     uuid.UUID
+type ListAllImagesParams struct {
 	PageOffset int32
 	PageLimit  int32
 }
 
-type ListImagesRow struct {
+type ListAllImagesRow struct {
 	Image             Image
 	UploaderFirstname string
 	UploaderLastname  string
@@ -178,21 +181,90 @@ type ListImagesRow struct {
 	Total             int64
 }
 
-// @scope: 'uploader' (images @user_id uploaded) or 'all'.
-func (q *Queries) ListImages(ctx context.Context, arg ListImagesParams) ([]ListImagesRow, error) {
-	rows, err := q.db.Query(ctx, listImages,
-		arg.Scope,
-		arg.UserID,
-		arg.PageOffset,
-		arg.PageLimit,
-	)
+// One page of every image, newest first (images_created_idx).
+func (q *Queries) ListAllImages(ctx context.Context, arg ListAllImagesParams) ([]ListAllImagesRow, error) {
+	rows, err := q.db.Query(ctx, listAllImages, arg.PageOffset, arg.PageLimit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ListImagesRow{}
+	items := []ListAllImagesRow{}
 	for rows.Next() {
-		var i ListImagesRow
+		var i ListAllImagesRow
+		if err := rows.Scan(
+			&i.Image.ID,
+			&i.Image.UploaderID,
+			&i.Image.PatientID,
+			&i.Image.Caption,
+			&i.Image.ContentType,
+			&i.Image.FileName,
+			&i.Image.Size,
+			&i.Image.Sha256,
+			&i.Image.BlobKey,
+			&i.Image.WrappedKey,
+			&i.Image.KeyID,
+			&i.Image.Width,
+			&i.Image.Height,
+			&i.Image.Dicom,
+			&i.Image.CreatedAt,
+			&i.UploaderFirstname,
+			&i.UploaderLastname,
+			&i.PatientFirstname,
+			&i.PatientLastname,
+			&i.Total,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listImagesOfUploader = `-- name: ListImagesOfUploader :many
+
+SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name, i.size, i.sha256, i.blob_key, i.wrapped_key, i.key_id, i.width, i.height, i.dicom, i.created_at,
+       up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
+       pa.firstname AS patient_firstname, pa.lastname AS patient_lastname,
+       coalesce((SELECT c.images FROM image_counts c WHERE c.uploader_id = $1), 0)::bigint AS total
+FROM images i
+JOIN users up ON up.id = i.uploader_id
+JOIN users pa ON pa.id = i.patient_id
+WHERE i.uploader_id = $1
+ORDER BY i.created_at DESC, i.id
+LIMIT $3 OFFSET $2
+`
+
+type ListImagesOfUploaderParams struct {
+	UploaderID uuid.UUID
+	PageOffset int32
+	PageLimit  int32
+}
+
+type ListImagesOfUploaderRow struct {
+	Image             Image
+	UploaderFirstname string
+	UploaderLastname  string
+	PatientFirstname  string
+	PatientLastname   string
+	Total             int64
+}
+
+// Paged lists read their page through an index and take their total from
+// a counter (migrations/00005_lists.sql), computed once per query; one query
+// per access path, so the planner always sees which index to use.
+// One page of an uploader's images, newest first (images_uploader_idx).
+func (q *Queries) ListImagesOfUploader(ctx context.Context, arg ListImagesOfUploaderParams) ([]ListImagesOfUploaderRow, error) {
+	rows, err := q.db.Query(ctx, listImagesOfUploader, arg.UploaderID, arg.PageOffset, arg.PageLimit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListImagesOfUploaderRow{}
+	for rows.Next() {
+		var i ListImagesOfUploaderRow
 		if err := rows.Scan(
 			&i.Image.ID,
 			&i.Image.UploaderID,

@@ -44,6 +44,11 @@ type Image struct {
 	CreatedAt   time.Time
 }
 
+type ImageCount struct {
+	UploaderID uuid.UUID
+	Images     int64
+}
+
 type OneTimeCode struct {
 	ID        uuid.UUID
 	UserID    uuid.UUID
@@ -109,10 +114,21 @@ type Share struct {
 	ExpiryLogged bool
 }
 
+type ShareCount struct {
+	SharedBy uuid.UUID
+	Shares   int64
+}
+
 type Throttle struct {
 	Key         string
 	Hits        int32
 	WindowStart time.Time
+}
+
+type UploaderPatient struct {
+	UploaderID uuid.UUID
+	PatientID  uuid.UUID
+	Images     int64
 }
 
 type User struct {
@@ -143,4 +159,11 @@ type User struct {
 	DeletedAt       pgtype.Timestamptz
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+	SearchText      pgtype.Text
+}
+
+type UserCount struct {
+	Role   string
+	Active bool
+	Users  int64
 }

@@ -13,32 +13,43 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const countSentShares = `-- name: CountSentShares :one
-SELECT count(*) FROM shares WHERE shared_by = $1
+const countImagesSharedBy = `-- name: CountImagesSharedBy :one
+SELECT count(DISTINCT image_id) FROM shares
+WHERE shared_by = $1 AND revoked_at IS NULL AND voided_at IS NULL AND expires_at > $2
 `
 
-func (q *Queries) CountSentShares(ctx context.Context, sharedBy uuid.UUID) (int64, error) {
-	row := q.db.QueryRow(ctx, countSentShares, sharedBy)
+type CountImagesSharedByParams struct {
+	SharedBy uuid.UUID
+	Now      time.Time
+}
+
+// Images with at least one open, unexpired share made by one user (shares_sharer_open_idx).
+func (q *Queries) CountImagesSharedBy(ctx context.Context, arg CountImagesSharedByParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countImagesSharedBy, arg.SharedBy, arg.Now)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const countSharedImages = `-- name: CountSharedImages :one
-SELECT count(DISTINCT image_id) FROM shares
-WHERE ($1::text = 'all' OR shared_by = $2)
-  AND revoked_at IS NULL AND voided_at IS NULL AND expires_at > $3
+const countSentShares = `-- name: CountSentShares :one
+SELECT coalesce((SELECT shares FROM share_counts WHERE shared_by = $1), 0)::bigint AS shares
 `
 
-type CountSharedImagesParams struct {
-	Scope  string
-	UserID uuid.UUID
-	Now    time.Time
+func (q *Queries) CountSentShares(ctx context.Context, sharedBy uuid.UUID) (int64, error) {
+	row := q.db.QueryRow(ctx, countSentShares, sharedBy)
+	var shares int64
+	err := row.Scan(&shares)
+	return shares, err
 }
 
-// Images with at least one open, unexpired share; @scope 'all' or 'sharer'.
-func (q *Queries) CountSharedImages(ctx context.Context, arg CountSharedImagesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countSharedImages, arg.Scope, arg.UserID, arg.Now)
+const countSharedImages = `-- name: CountSharedImages :one
+SELECT count(DISTINCT image_id) FROM shares
+WHERE revoked_at IS NULL AND voided_at IS NULL AND expires_at > $1
+`
+
+// Images with at least one open, unexpired share (shares_open_expiry_idx).
+func (q *Queries) CountSharedImages(ctx context.Context, now time.Time) (int64, error) {
+	row := q.db.QueryRow(ctx, countSharedImages, now)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -145,7 +156,7 @@ SELECT s.id, s.image_id, s.shared_by, s.shared_with, s.created_at, s.expires_at,
        s.verified_at, s.voided_at, s.revoked_at, i.caption,
        sb.firstname AS sharer_firstname, sb.lastname AS sharer_lastname,
        sw.firstname AS recipient_firstname, sw.lastname AS recipient_lastname,
-       count(*) OVER () AS total
+       coalesce((SELECT c.shares FROM share_counts c WHERE c.shared_by = $1), 0)::bigint AS total
 FROM shares s
 JOIN images i ON i.id = s.image_id
 JOIN users sb ON sb.id = s.shared_by
@@ -179,6 +190,8 @@ type ListSentSharesRow struct {
 	Total              int64
 }
 
+// One page of the shares a user made, newest first (shares_sent_idx); the
+// total is the sharer's counter.
 func (q *Queries) ListSentShares(ctx context.Context, arg ListSentSharesParams) ([]ListSentSharesRow, error) {
 	rows, err := q.db.Query(ctx, listSentShares, arg.SharedBy, arg.PageOffset, arg.PageLimit)
 	if err != nil {
@@ -221,7 +234,8 @@ SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name
        pa.firstname AS patient_firstname, pa.lastname AS patient_lastname,
        s.id AS share_id, s.shared_by, s.created_at AS share_created_at, s.expires_at, s.verified_at,
        sb.firstname AS sharer_firstname, sb.lastname AS sharer_lastname,
-       count(*) OVER () AS total
+       (SELECT count(*) FROM shares c
+        WHERE c.shared_with = $1 AND c.revoked_at IS NULL AND c.voided_at IS NULL AND c.expires_at > $2)::bigint AS total
 FROM shares s
 JOIN images i ON i.id = s.image_id
 JOIN users up ON up.id = i.uploader_id
@@ -255,7 +269,9 @@ type ListSharedWithRow struct {
 	Total             int64
 }
 
-// Images shared with a recipient whose share is open and not expired, newest share first.
+// One page of the images shared with a recipient whose share is open and
+// not expired, newest share first (shares_recipient_open_idx, which also
+// counts them).
 func (q *Queries) ListSharedWith(ctx context.Context, arg ListSharedWithParams) ([]ListSharedWithRow, error) {
 	rows, err := q.db.Query(ctx, listSharedWith,
 		arg.SharedWith,
@@ -333,7 +349,7 @@ func (q *Queries) MarkShareExpiryLogged(ctx context.Context, id uuid.UUID) (int6
 }
 
 const providerCaresFor = `-- name: ProviderCaresFor :one
-SELECT (EXISTS (SELECT 1 FROM images WHERE uploader_id = $1 AND patient_id = $2)
+SELECT (EXISTS (SELECT 1 FROM uploader_patients WHERE uploader_id = $1 AND patient_id = $2)
     OR EXISTS (SELECT 1 FROM shares WHERE shared_by = $1 AND shared_with = $2 AND revoked_at IS NULL))::boolean AS cares
 `
 

@@ -23,15 +23,61 @@ func (q *Queries) CountActiveAdmins(ctx context.Context) (int64, error) {
 	return count, err
 }
 
+const countDirectory = `-- name: CountDirectory :one
+SELECT ((SELECT coalesce(sum(c.users), 0) FROM user_counts c
+         WHERE c.role = ANY ($1::text[]) AND c.active = ANY ($2::boolean[]))
+        + (SELECT count(*) FROM users s
+           WHERE s.id = $3::uuid AND s.deleted_at IS NULL
+             AND NOT (s.role = ANY ($1::text[]) AND s.active = ANY ($2::boolean[]))))::bigint AS users
+`
+
+type CountDirectoryParams struct {
+	Roles   []string
+	Actives []bool
+	SelfID  pgtype.UUID
+}
+
+func (q *Queries) CountDirectory(ctx context.Context, arg CountDirectoryParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countDirectory, arg.Roles, arg.Actives, arg.SelfID)
+	var users int64
+	err := row.Scan(&users)
+	return users, err
+}
+
+const countDirectorySearch = `-- name: CountDirectorySearch :one
+SELECT count(*) FROM users c
+WHERE c.deleted_at IS NULL AND c.search_text LIKE $1::text
+  AND ((c.role = ANY ($2::text[]) AND c.active = ANY ($3::boolean[])) OR c.id = $4::uuid)
+`
+
+type CountDirectorySearchParams struct {
+	Pattern string
+	Roles   []string
+	Actives []bool
+	SelfID  pgtype.UUID
+}
+
+func (q *Queries) CountDirectorySearch(ctx context.Context, arg CountDirectorySearchParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countDirectorySearch,
+		arg.Pattern,
+		arg.Roles,
+		arg.Actives,
+		arg.SelfID,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const countUsers = `-- name: CountUsers :one
-SELECT count(*) FROM users WHERE deleted_at IS NULL
+SELECT coalesce(sum(users), 0)::bigint AS users FROM user_counts
 `
 
 func (q *Queries) CountUsers(ctx context.Context) (int64, error) {
 	row := q.db.QueryRow(ctx, countUsers)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
+	var users int64
+	err := row.Scan(&users)
+	return users, err
 }
 
 const createUser = `-- name: CreateUser :one
@@ -82,7 +128,7 @@ func (q *Queries) EraseUser(ctx context.Context, id uuid.UUID) error {
 }
 
 const getUserByEmail = `-- name: GetUserByEmail :one
-SELECT id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at FROM users WHERE email = $1 AND deleted_at IS NULL
+SELECT id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text FROM users WHERE email = $1 AND deleted_at IS NULL
 `
 
 func (q *Queries) GetUserByEmail(ctx context.Context, email string) (User, error) {
@@ -116,12 +162,13 @@ func (q *Queries) GetUserByEmail(ctx context.Context, email string) (User, error
 		&i.DeletedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SearchText,
 	)
 	return i, err
 }
 
 const getUserByID = `-- name: GetUserByID :one
-SELECT id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at FROM users WHERE id = $1 AND deleted_at IS NULL
+SELECT id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text FROM users WHERE id = $1 AND deleted_at IS NULL
 `
 
 func (q *Queries) GetUserByID(ctx context.Context, id uuid.UUID) (User, error) {
@@ -155,54 +202,51 @@ func (q *Queries) GetUserByID(ctx context.Context, id uuid.UUID) (User, error) {
 		&i.DeletedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SearchText,
 	)
 	return i, err
 }
 
-const listUsers = `-- name: ListUsers :many
-SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, count(*) OVER () AS total
+const listDirectory = `-- name: ListDirectory :many
+
+SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text,
+       ((SELECT coalesce(sum(c.users), 0) FROM user_counts c
+         WHERE c.role = ANY ($1::text[]) AND c.active = ANY ($2::boolean[]))
+        + (SELECT count(*) FROM users s
+           WHERE s.id = $3::uuid AND s.deleted_at IS NULL
+             AND NOT (s.role = ANY ($1::text[]) AND s.active = ANY ($2::boolean[]))))::bigint AS total
 FROM users u
 WHERE u.deleted_at IS NULL
-  AND (u.id = $1
-       OR (($2::boolean OR u.role = ANY ($3::text[])) AND (u.active OR NOT $4::boolean)))
-  AND ($5::text = '' OR u.role = $5::text)
-  AND ($6::text = ''
-       OR u.firstname ILIKE '%' || $6::text || '%'
-       OR u.lastname ILIKE '%' || $6::text || '%'
-       OR (u.firstname || ' ' || u.lastname) ILIKE '%' || $6::text || '%'
-       OR u.email ILIKE '%' || $6::text || '%')
+  AND ((u.role = ANY ($1::text[]) AND u.active = ANY ($2::boolean[])) OR u.id = $3::uuid)
 ORDER BY u.lastname, u.firstname, u.id
-LIMIT $8 OFFSET $7
+LIMIT $5 OFFSET $4
 `
 
-type ListUsersParams struct {
-	CallerID   uuid.UUID
-	AnyRole    bool
+type ListDirectoryParams struct {
 	Roles      []string
-	ActiveOnly bool
-	Role       string
-	Search     string
+	Actives    []bool
+	SelfID     pgtype.UUID
 	PageOffset int32
 	PageLimit  int32
 }
 
-type ListUsersRow struct {
+type ListDirectoryRow struct {
 	User  User
 	Total int64
 }
 
-// One page of a directory (domain.Directory): the caller, and the users of
-// @roles (any role when @any_role), active ones only when @active_only.
-// @search matches first name, last name or email; its LIKE wildcards are
-// escaped by the caller.
-func (q *Queries) ListUsers(ctx context.Context, arg ListUsersParams) ([]ListUsersRow, error) {
-	rows, err := q.db.Query(ctx, listUsers,
-		arg.CallerID,
-		arg.AnyRole,
+// The directory (domain.Directory): the users of @roles whose active flag
+// is one of @actives, and the caller (@self_id, null when a filter leaves
+// them out), in name order. Without a search the page comes through
+// users_name_idx or users_role_name_idx and the total from user_counts
+// (plus the caller when the roles leave them out); a search goes through
+// the trigram index users_search_idx. The caller's OR is a filter on the
+// rows the index brings, not a choice between access paths.
+func (q *Queries) ListDirectory(ctx context.Context, arg ListDirectoryParams) ([]ListDirectoryRow, error) {
+	rows, err := q.db.Query(ctx, listDirectory,
 		arg.Roles,
-		arg.ActiveOnly,
-		arg.Role,
-		arg.Search,
+		arg.Actives,
+		arg.SelfID,
 		arg.PageOffset,
 		arg.PageLimit,
 	)
@@ -210,9 +254,9 @@ func (q *Queries) ListUsers(ctx context.Context, arg ListUsersParams) ([]ListUse
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ListUsersRow{}
+	items := []ListDirectoryRow{}
 	for rows.Next() {
-		var i ListUsersRow
+		var i ListDirectoryRow
 		if err := rows.Scan(
 			&i.User.ID,
 			&i.User.Email,
@@ -241,6 +285,7 @@ func (q *Queries) ListUsers(ctx context.Context, arg ListUsersParams) ([]ListUse
 			&i.User.DeletedAt,
 			&i.User.CreatedAt,
 			&i.User.UpdatedAt,
+			&i.User.SearchText,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -263,8 +308,96 @@ func (q *Queries) LockAdmins(ctx context.Context) error {
 	return err
 }
 
+const searchDirectory = `-- name: SearchDirectory :many
+WITH matches AS MATERIALIZED (
+    SELECT u.id, u.lastname, u.firstname FROM users u
+    WHERE u.deleted_at IS NULL AND u.search_text LIKE $1::text
+      AND ((u.role = ANY ($2::text[]) AND u.active = ANY ($3::boolean[])) OR u.id = $4::uuid)
+), page AS (
+    SELECT id FROM matches ORDER BY lastname, firstname, id LIMIT $6 OFFSET $5
+)
+SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text, (SELECT count(*) FROM matches)::bigint AS total
+FROM page JOIN users u ON u.id = page.id
+ORDER BY u.lastname, u.firstname, u.id
+`
+
+type SearchDirectoryParams struct {
+	Pattern    string
+	Roles      []string
+	Actives    []bool
+	SelfID     pgtype.UUID
+	PageOffset int32
+	PageLimit  int32
+}
+
+type SearchDirectoryRow struct {
+	User  User
+	Total int64
+}
+
+// @pattern is a LIKE pattern in lower case, its wildcards escaped by the
+// caller. The matches are read once, through the trigram index, for both
+// the page and the total: walking the name index instead can read most of
+// the table when the matches sort late (measured in docs/performance.md).
+func (q *Queries) SearchDirectory(ctx context.Context, arg SearchDirectoryParams) ([]SearchDirectoryRow, error) {
+	rows, err := q.db.Query(ctx, searchDirectory,
+		arg.Pattern,
+		arg.Roles,
+		arg.Actives,
+		arg.SelfID,
+		arg.PageOffset,
+		arg.PageLimit,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SearchDirectoryRow{}
+	for rows.Next() {
+		var i SearchDirectoryRow
+		if err := rows.Scan(
+			&i.User.ID,
+			&i.User.Email,
+			&i.User.Username,
+			&i.User.PasswordHash,
+			&i.User.Role,
+			&i.User.Active,
+			&i.User.Verified,
+			&i.User.Firstname,
+			&i.User.Lastname,
+			&i.User.Phone,
+			&i.User.Dob,
+			&i.User.Gender,
+			&i.User.Address,
+			&i.User.City,
+			&i.User.State,
+			&i.User.Country,
+			&i.User.Zipcode,
+			&i.User.Bio,
+			&i.User.Taxid,
+			&i.User.Licensenumber,
+			&i.User.Insurancenumber,
+			&i.User.Bloodgroup,
+			&i.User.Primphysician,
+			&i.User.Specialization,
+			&i.User.DeletedAt,
+			&i.User.CreatedAt,
+			&i.User.UpdatedAt,
+			&i.User.SearchText,
+			&i.Total,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const setUserActive = `-- name: SetUserActive :one
-UPDATE users SET active = $1, updated_at = now() WHERE id = $2 AND deleted_at IS NULL RETURNING id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at
+UPDATE users SET active = $1, updated_at = now() WHERE id = $2 AND deleted_at IS NULL RETURNING id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text
 `
 
 type SetUserActiveParams struct {
@@ -303,6 +436,7 @@ func (q *Queries) SetUserActive(ctx context.Context, arg SetUserActiveParams) (U
 		&i.DeletedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SearchText,
 	)
 	return i, err
 }
@@ -322,7 +456,7 @@ func (q *Queries) SetUserPassword(ctx context.Context, arg SetUserPasswordParams
 }
 
 const setUserRole = `-- name: SetUserRole :one
-UPDATE users SET role = $1, updated_at = now() WHERE id = $2 AND deleted_at IS NULL RETURNING id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at
+UPDATE users SET role = $1, updated_at = now() WHERE id = $2 AND deleted_at IS NULL RETURNING id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text
 `
 
 type SetUserRoleParams struct {
@@ -361,6 +495,7 @@ func (q *Queries) SetUserRole(ctx context.Context, arg SetUserRoleParams) (User,
 		&i.DeletedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SearchText,
 	)
 	return i, err
 }
@@ -382,7 +517,7 @@ UPDATE users SET
     bloodgroup = $15, primphysician = $16, specialization = $17,
     updated_at = now()
 WHERE id = $18 AND deleted_at IS NULL
-RETURNING id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at
+RETURNING id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text
 `
 
 type UpdateUserProfileParams struct {
@@ -456,6 +591,7 @@ func (q *Queries) UpdateUserProfile(ctx context.Context, arg UpdateUserProfilePa
 		&i.DeletedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SearchText,
 	)
 	return i, err
 }

@@ -13,16 +13,32 @@ JOIN users up ON up.id = i.uploader_id
 JOIN users pa ON pa.id = i.patient_id
 WHERE i.id = $1;
 
--- name: ListImages :many
--- @scope: 'uploader' (images @user_id uploaded) or 'all'.
+-- Paged lists read their page through an index and take their total from
+-- a counter (migrations/00005_lists.sql), computed once per query; one query
+-- per access path, so the planner always sees which index to use.
+
+-- name: ListImagesOfUploader :many
+-- One page of an uploader's images, newest first (images_uploader_idx).
 SELECT sqlc.embed(i),
        up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
        pa.firstname AS patient_firstname, pa.lastname AS patient_lastname,
-       count(*) OVER () AS total
+       coalesce((SELECT c.images FROM image_counts c WHERE c.uploader_id = @uploader_id), 0)::bigint AS total
 FROM images i
 JOIN users up ON up.id = i.uploader_id
 JOIN users pa ON pa.id = i.patient_id
-WHERE @scope::text = 'all' OR i.uploader_id = @user_id
+WHERE i.uploader_id = @uploader_id
+ORDER BY i.created_at DESC, i.id
+LIMIT @page_limit OFFSET @page_offset;
+
+-- name: ListAllImages :many
+-- One page of every image, newest first (images_created_idx).
+SELECT sqlc.embed(i),
+       up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
+       pa.firstname AS patient_firstname, pa.lastname AS patient_lastname,
+       (SELECT coalesce(sum(c.images), 0) FROM image_counts c)::bigint AS total
+FROM images i
+JOIN users up ON up.id = i.uploader_id
+JOIN users pa ON pa.id = i.patient_id
 ORDER BY i.created_at DESC, i.id
 LIMIT @page_limit OFFSET @page_offset;
 
@@ -32,8 +48,11 @@ DELETE FROM images WHERE id = $1 RETURNING blob_key;
 -- name: BlobKeyReferenced :one
 SELECT EXISTS (SELECT 1 FROM images WHERE blob_key = $1) AS referenced;
 
--- name: CountImages :one
-SELECT count(*) FROM images WHERE @scope::text = 'all' OR uploader_id = @user_id;
+-- name: CountImagesOfUploader :one
+SELECT coalesce((SELECT images FROM image_counts WHERE uploader_id = $1), 0)::bigint AS images;
+
+-- name: CountAllImages :one
+SELECT coalesce(sum(images), 0)::bigint AS images FROM image_counts;
 
 -- name: ListWrappedKeys :many
 SELECT id, wrapped_key, key_id FROM images WHERE key_id <> @current_key_id ORDER BY id LIMIT 500;
@@ -42,4 +61,4 @@ SELECT id, wrapped_key, key_id FROM images WHERE key_id <> @current_key_id ORDER
 UPDATE images SET wrapped_key = @wrapped_key, key_id = @key_id WHERE id = @id;
 
 -- name: CountPatientsOfUploader :one
-SELECT count(DISTINCT patient_id) FROM images WHERE uploader_id = $1;
+SELECT count(*) FROM uploader_patients WHERE uploader_id = $1;

@@ -51,13 +51,16 @@ JOIN users sb ON sb.id = s.shared_by
 WHERE s.image_id = @image_id AND s.shared_with = @shared_with AND s.revoked_at IS NULL AND s.voided_at IS NULL;
 
 -- name: ListSharedWith :many
--- Images shared with a recipient whose share is open and not expired, newest share first.
+-- One page of the images shared with a recipient whose share is open and
+-- not expired, newest share first (shares_recipient_open_idx, which also
+-- counts them).
 SELECT sqlc.embed(i),
        up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
        pa.firstname AS patient_firstname, pa.lastname AS patient_lastname,
        s.id AS share_id, s.shared_by, s.created_at AS share_created_at, s.expires_at, s.verified_at,
        sb.firstname AS sharer_firstname, sb.lastname AS sharer_lastname,
-       count(*) OVER () AS total
+       (SELECT count(*) FROM shares c
+        WHERE c.shared_with = @shared_with AND c.revoked_at IS NULL AND c.voided_at IS NULL AND c.expires_at > @now)::bigint AS total
 FROM shares s
 JOIN images i ON i.id = s.image_id
 JOIN users up ON up.id = i.uploader_id
@@ -72,11 +75,13 @@ SELECT count(*) FROM shares
 WHERE shared_with = @shared_with AND revoked_at IS NULL AND voided_at IS NULL AND expires_at > @now;
 
 -- name: ListSentShares :many
+-- One page of the shares a user made, newest first (shares_sent_idx); the
+-- total is the sharer's counter.
 SELECT s.id, s.image_id, s.shared_by, s.shared_with, s.created_at, s.expires_at,
        s.verified_at, s.voided_at, s.revoked_at, i.caption,
        sb.firstname AS sharer_firstname, sb.lastname AS sharer_lastname,
        sw.firstname AS recipient_firstname, sw.lastname AS recipient_lastname,
-       count(*) OVER () AS total
+       coalesce((SELECT c.shares FROM share_counts c WHERE c.shared_by = @shared_by), 0)::bigint AS total
 FROM shares s
 JOIN images i ON i.id = s.image_id
 JOIN users sb ON sb.id = s.shared_by
@@ -86,7 +91,7 @@ ORDER BY s.created_at DESC, s.id
 LIMIT @page_limit OFFSET @page_offset;
 
 -- name: CountSentShares :one
-SELECT count(*) FROM shares WHERE shared_by = $1;
+SELECT coalesce((SELECT shares FROM share_counts WHERE shared_by = $1), 0)::bigint AS shares;
 
 -- name: SharesOfImages :many
 -- The shares of some images that are not revoked, newest first, for their uploader's cards.
@@ -101,14 +106,18 @@ JOIN users sw ON sw.id = s.shared_with
 WHERE s.image_id = ANY(@image_ids::uuid[]) AND s.revoked_at IS NULL
 ORDER BY s.created_at DESC, s.id;
 
--- name: CountSharedImages :one
--- Images with at least one open, unexpired share; @scope 'all' or 'sharer'.
+-- name: CountImagesSharedBy :one
+-- Images with at least one open, unexpired share made by one user (shares_sharer_open_idx).
 SELECT count(DISTINCT image_id) FROM shares
-WHERE (@scope::text = 'all' OR shared_by = @user_id)
-  AND revoked_at IS NULL AND voided_at IS NULL AND expires_at > @now;
+WHERE shared_by = @shared_by AND revoked_at IS NULL AND voided_at IS NULL AND expires_at > @now;
+
+-- name: CountSharedImages :one
+-- Images with at least one open, unexpired share (shares_open_expiry_idx).
+SELECT count(DISTINCT image_id) FROM shares
+WHERE revoked_at IS NULL AND voided_at IS NULL AND expires_at > @now;
 
 -- name: ProviderCaresFor :one
 -- A provider who uploaded an image for a patient, or shared one with them,
 -- sees the patient's contact and medical fields (api.md).
-SELECT (EXISTS (SELECT 1 FROM images WHERE uploader_id = @provider_id AND patient_id = @patient_id)
+SELECT (EXISTS (SELECT 1 FROM uploader_patients WHERE uploader_id = @provider_id AND patient_id = @patient_id)
     OR EXISTS (SELECT 1 FROM shares WHERE shared_by = @provider_id AND shared_with = @patient_id AND revoked_at IS NULL))::boolean AS cares;

@@ -55,24 +55,54 @@ SELECT count(*) FROM users WHERE role = 'admin' AND active AND deleted_at IS NUL
 -- Serialises changes that could remove the last active admin.
 SELECT pg_advisory_xact_lock(727003);
 
--- name: ListUsers :many
--- One page of a directory (domain.Directory): the caller, and the users of
--- @roles (any role when @any_role), active ones only when @active_only.
--- @search matches first name, last name or email; its LIKE wildcards are
--- escaped by the caller.
-SELECT sqlc.embed(u), count(*) OVER () AS total
+-- The directory (domain.Directory): the users of @roles whose active flag
+-- is one of @actives, and the caller (@self_id, null when a filter leaves
+-- them out), in name order. Without a search the page comes through
+-- users_name_idx or users_role_name_idx and the total from user_counts
+-- (plus the caller when the roles leave them out); a search goes through
+-- the trigram index users_search_idx. The caller's OR is a filter on the
+-- rows the index brings, not a choice between access paths.
+
+-- name: ListDirectory :many
+SELECT sqlc.embed(u),
+       ((SELECT coalesce(sum(c.users), 0) FROM user_counts c
+         WHERE c.role = ANY (@roles::text[]) AND c.active = ANY (@actives::boolean[]))
+        + (SELECT count(*) FROM users s
+           WHERE s.id = sqlc.narg('self_id')::uuid AND s.deleted_at IS NULL
+             AND NOT (s.role = ANY (@roles::text[]) AND s.active = ANY (@actives::boolean[]))))::bigint AS total
 FROM users u
 WHERE u.deleted_at IS NULL
-  AND (u.id = @caller_id
-       OR ((@any_role::boolean OR u.role = ANY (@roles::text[])) AND (u.active OR NOT @active_only::boolean)))
-  AND (@role::text = '' OR u.role = @role::text)
-  AND (@search::text = ''
-       OR u.firstname ILIKE '%' || @search::text || '%'
-       OR u.lastname ILIKE '%' || @search::text || '%'
-       OR (u.firstname || ' ' || u.lastname) ILIKE '%' || @search::text || '%'
-       OR u.email ILIKE '%' || @search::text || '%')
+  AND ((u.role = ANY (@roles::text[]) AND u.active = ANY (@actives::boolean[])) OR u.id = sqlc.narg('self_id')::uuid)
 ORDER BY u.lastname, u.firstname, u.id
 LIMIT @page_limit OFFSET @page_offset;
 
+-- name: SearchDirectory :many
+-- @pattern is a LIKE pattern in lower case, its wildcards escaped by the
+-- caller. The matches are read once, through the trigram index, for both
+-- the page and the total: walking the name index instead can read most of
+-- the table when the matches sort late (measured in docs/performance.md).
+WITH matches AS MATERIALIZED (
+    SELECT u.id, u.lastname, u.firstname FROM users u
+    WHERE u.deleted_at IS NULL AND u.search_text LIKE @pattern::text
+      AND ((u.role = ANY (@roles::text[]) AND u.active = ANY (@actives::boolean[])) OR u.id = sqlc.narg('self_id')::uuid)
+), page AS (
+    SELECT id FROM matches ORDER BY lastname, firstname, id LIMIT @page_limit OFFSET @page_offset
+)
+SELECT sqlc.embed(u), (SELECT count(*) FROM matches)::bigint AS total
+FROM page JOIN users u ON u.id = page.id
+ORDER BY u.lastname, u.firstname, u.id;
+
+-- name: CountDirectory :one
+SELECT ((SELECT coalesce(sum(c.users), 0) FROM user_counts c
+         WHERE c.role = ANY (@roles::text[]) AND c.active = ANY (@actives::boolean[]))
+        + (SELECT count(*) FROM users s
+           WHERE s.id = sqlc.narg('self_id')::uuid AND s.deleted_at IS NULL
+             AND NOT (s.role = ANY (@roles::text[]) AND s.active = ANY (@actives::boolean[]))))::bigint AS users;
+
+-- name: CountDirectorySearch :one
+SELECT count(*) FROM users c
+WHERE c.deleted_at IS NULL AND c.search_text LIKE @pattern::text
+  AND ((c.role = ANY (@roles::text[]) AND c.active = ANY (@actives::boolean[])) OR c.id = sqlc.narg('self_id')::uuid);
+
 -- name: CountUsers :one
-SELECT count(*) FROM users WHERE deleted_at IS NULL;
+SELECT coalesce(sum(users), 0)::bigint AS users FROM user_counts;
