@@ -65,7 +65,7 @@ func BenchmarkContents(b *testing.B) {
 	first, statuses, etags := previewPage(b, base, token, ids, nil)
 	again := median(rounds, func() float64 { ms, _, _ := previewPage(b, base, token, ids, nil); return ms })
 	revalidated := "(no ETag)"
-	if len(etags) == len(ids) {
+	if slices.ContainsFunc(etags, func(e string) bool { return e != "" }) {
 		ms := median(rounds, func() float64 { ms, _, _ := previewPage(b, base, token, ids, etags); return ms })
 		_, st, _ := previewPage(b, base, token, ids, etags)
 		revalidated = fmt.Sprintf("%.0f ms (%s)", ms, answers(st))
@@ -173,7 +173,7 @@ func previewPage(b *testing.B, base, token string, ids []string, etags []string)
 			defer func() { <-slots }()
 			req, _ := http.NewRequest("GET", base+"/api/upload/image/"+id+"/preview", nil)
 			req.Header.Set("Authorization", "Bearer "+token)
-			if etags != nil {
+			if etags != nil && etags[i] != "" {
 				req.Header.Set("If-None-Match", etags[i])
 			}
 			resp, err := http.DefaultClient.Do(req)
@@ -189,12 +189,5 @@ func previewPage(b *testing.B, base, token string, ids []string, etags []string)
 		})
 	}
 	wg.Wait()
-	ms := float64(time.Since(start).Microseconds()) / 1000
-	var etagsOut []string
-	for _, e := range got {
-		if e != "" {
-			etagsOut = append(etagsOut, e)
-		}
-	}
-	return ms, statuses, etagsOut
+	return float64(time.Since(start).Microseconds()) / 1000, statuses, got
 }

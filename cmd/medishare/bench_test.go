@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -299,12 +300,18 @@ func readBackMBps(b *testing.B, dataDir string, file []byte) float64 {
 }
 
 // startBenchServer starts the real server process for a benchmark, with the
-// demo provider signed in and the demo patient's id.
+// demo provider signed in and the demo patient's id. With
+// BENCH_SERVER_CPUPROFILE set, the server writes its CPU profile there.
 func startBenchServer(b *testing.B) (env map[string]string, base string, cmd *exec.Cmd, token, patientID string) {
 	env = devEnv(b, pgtest.NewDatabase(b))
 	env["MEDISHARE_LOG_LEVEL"] = "warn"
 	base = "http://" + env["MEDISHARE_ADDR"]
+	if path := os.Getenv("BENCH_SERVER_CPUPROFILE"); path != "" {
+		env["MEDISHARE_TEST_CPUPROFILE"] = path
+	}
 	cmd = startProgram(b, env, io.Discard)
+	// A profile is written when the server stops by SIGTERM, before the kill.
+	b.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
 	waitStatus(b, base+"/readyz", http.StatusOK)
 	token, patientID = signInDemoProvider(b, env, base)
 	return env, base, cmd, token, patientID
@@ -312,7 +319,7 @@ func startBenchServer(b *testing.B) (env map[string]string, base string, cmd *ex
 
 // benchUpload uploads a file for the patient, streaming the form, and
 // returns the new image's id.
-func benchUpload(b *testing.B, base, token, patientID, name string, file []byte) string {
+func benchUpload(b testing.TB, base, token, patientID, name string, file []byte) string {
 	pr, pw := io.Pipe()
 	w := multipart.NewWriter(pw)
 	go func() {
@@ -350,7 +357,7 @@ func benchUpload(b *testing.B, base, token, patientID, name string, file []byte)
 // benchClient keeps a connection per concurrent download.
 var benchClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}}
 
-func benchDownload(b *testing.B, base, token, id string, size int) {
+func benchDownload(b testing.TB, base, token, id string, size int) {
 	req, _ := http.NewRequest("GET", base+"/api/upload/image/"+id+"/content", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := benchClient.Do(req)
