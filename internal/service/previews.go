@@ -175,7 +175,7 @@ func (s *ImageService) loadPreview(ctx context.Context, pv domain.Preview) ([]by
 	if err != nil {
 		return nil, err
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }() // read only: nothing to lose
 	var out bytes.Buffer
 	out.Grow(int(pv.Size))
 	if _, err := io.Copy(&out, io.LimitReader(rc, pv.Size+1)); err != nil {

@@ -82,7 +82,7 @@ func (s *ImageService) checkObject(ctx context.Context, blobKey string, wrapped 
 	if err != nil {
 		return finding(ctx, err)
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }() // read only: nothing to lose
 	h := sha256.New()
 	n, err := io.Copy(h, rc)
 	if err != nil {
