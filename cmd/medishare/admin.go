@@ -99,9 +99,9 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 	return err
 }
 
-// keysCommand runs `medishare keys rotate --old-key-file F`: every file key
-// still wrapped by the old master key is re-wrapped by the current one
-// (MEDISHARE_MASTER_KEY); contents are not touched.
+// keysCommand runs `medishare keys rotate --old-key-file F`: every file and
+// preview key still wrapped by the old master key is re-wrapped by the
+// current one (MEDISHARE_MASTER_KEY); contents are not touched.
 func keysCommand(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	if len(args) == 0 || args[0] != "rotate" {
 		return fmt.Errorf("keys needs the rotate command: %w", errUsage)

@@ -35,7 +35,7 @@ commands:
                              create a confirmed admin; prints a generated password once
   audit verify               check the audit log's hash chain
   keys rotate --old-key-file F
-                             re-wrap every file key under the current MEDISHARE_MASTER_KEY
+                             re-wrap every file and preview key under the current MEDISHARE_MASTER_KEY
   contents verify            read every stored file whole and check it (exit 1 naming each damaged image)
   version                    print the version
 
