@@ -423,7 +423,7 @@ func (s *ImageService) Contents(ctx context.Context, p *domain.Principal, id str
 // damaged from the start fails here, before an answer begins. A damaged
 // later chunk fails the read that reaches it; the caller must then break
 // off what it sent. The whole file's SHA-256 is the scrub's to check
-// (CheckContents). Errors: EINTERNAL (damaged), ENOTFOUND, EUNAVAILABLE;
+// (CheckImage). Errors: EINTERNAL (damaged), ENOTFOUND, EUNAVAILABLE;
 // reads fail with EINTERNAL or EUNAVAILABLE.
 func (c *Contents) Open(ctx context.Context) (io.ReadCloser, error) {
 	rc, err := c.decrypting(ctx)
