@@ -53,9 +53,9 @@ test-e2e: build
 	scripts/ensure-chromium.sh
 	cd web && npm run e2e
 
-## bench: upload/download throughput, server memory, preview memory against the real process; writes docs/performance.md
+## bench: upload/download throughput (and Orthanc's, when installed), CPU per download, previews, memory against the real process; writes docs/performance.md
 bench:
-	BENCH_REPORT=$(CURDIR)/docs/performance.md go test -run '^$$' -bench 'BenchmarkTransfers|BenchmarkPreviewMemory' -benchtime 1x ./cmd/medishare/
+	BENCH_REPORT=$(CURDIR)/docs/performance.md go test -run '^$$' -bench 'BenchmarkTransfers|BenchmarkContents|BenchmarkPreviewMemory' -benchtime 1x ./cmd/medishare/
 	@cat docs/performance.md
 
 ## generate: regenerate the sqlc code from migrations/ and internal/store/postgres/queries/

@@ -99,9 +99,9 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 	return err
 }
 
-// keysCommand runs `medishare keys rotate --old-key-file F`: every file key
-// still wrapped by the old master key is re-wrapped by the current one
-// (MEDISHARE_MASTER_KEY); contents are not touched.
+// keysCommand runs `medishare keys rotate --old-key-file F`: every file and
+// preview key still wrapped by the old master key is re-wrapped by the
+// current one (MEDISHARE_MASTER_KEY); contents are not touched.
 func keysCommand(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	if len(args) == 0 || args[0] != "rotate" {
 		return fmt.Errorf("keys needs the rotate command: %w", errUsage)
@@ -152,6 +152,61 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 			rotated++
 		}
 	}
-	_, err = fmt.Fprintf(stdout, "re-wrapped %d file keys under the current master key\n", rotated)
+	previews := 0
+	for {
+		batch, err := app.store.PreviewKeysNotUnder(ctx, app.keys.KeyID())
+		if err != nil {
+			return err
+		}
+		if len(batch) == 0 {
+			break
+		}
+		for _, pv := range batch {
+			wrapped, err := app.keys.Rewrap(old, pv.WrappedKey, pv.FileID())
+			if err != nil {
+				return fmt.Errorf("preview of image %s: its key is wrapped by neither the old nor the current master key", pv.ImageID)
+			}
+			if err := app.store.SetPreviewWrappedKey(ctx, pv.ImageID, wrapped, app.keys.KeyID()); err != nil {
+				return err
+			}
+			previews++
+		}
+	}
+	_, err = fmt.Fprintf(stdout, "re-wrapped %d file keys and %d preview keys under the current master key\n", rotated, previews)
+	return err
+}
+
+// contentsCommand runs `medishare contents verify`: every stored file is
+// read whole and checked (each chunk, the length, the SHA-256), with
+// progress on stderr; each damaged image is named on stdout, recorded and
+// audited as the server's scrub does, and the command then fails.
+func contentsCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) != 1 || args[0] != "verify" {
+		return fmt.Errorf("contents needs the verify command: %w", errUsage)
+	}
+	app, err := open(ctx, getenv, io.Discard)
+	if err != nil {
+		return err
+	}
+	defer app.close()
+	total := 0
+	damaged, err := app.services.Images.CheckAll(ctx, func(checked int) {
+		total = checked
+		if checked%100 == 0 {
+			_, _ = fmt.Fprintf(stderr, "checked %d images\n", checked) // progress only
+		}
+	})
+	for _, d := range damaged {
+		if _, err := fmt.Fprintf(stdout, "damaged: image %s: %s\n", d.ImageID, d.Reason); err != nil {
+			return err
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if len(damaged) > 0 {
+		return fmt.Errorf("%d of %d images damaged", len(damaged), total)
+	}
+	_, err = fmt.Fprintf(stderr, "all %d images intact\n", total)
 	return err
 }

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
 )
 
 // probeSide is the side of the PNG of the outside probe's finding 1: 8000 x
@@ -122,9 +121,12 @@ func (p probeImage) At(x, y int) color.Color {
 	return color.NRGBA64{R: uint16(x * 8), G: uint16(y * 8), B: 0x8000, A: 0xF000}
 }
 
-func probePNG(tb testing.TB) []byte {
+func probePNG(tb testing.TB) []byte { return probePNGOf(tb, probeSide) }
+
+// probePNGOf is the probe's picture, side pixels a side.
+func probePNGOf(tb testing.TB, side int) []byte {
 	var buf bytes.Buffer
-	if err := png.Encode(&buf, probeImage{probeSide}); err != nil {
+	if err := png.Encode(&buf, probeImage{side}); err != nil {
 		tb.Fatal(err)
 	}
 	return buf.Bytes()

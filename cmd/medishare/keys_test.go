@@ -69,6 +69,9 @@ func TestKeyRotation(t *testing.T) {
 		t.Fatalf("upload answer: %v", err)
 	}
 	resp.Body.Close()
+	// A PNG whose preview is stored, under a key of its own.
+	pngID := benchUpload(t, base, token, patientID, "p.png", probePNGOf(t, 64))
+	preview := getPreview(t, base, token, pngID, http.StatusOK)
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -82,12 +85,12 @@ func TestKeyRotation(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"keys", "rotate", "--old-key-file", oldFile}, getenv, &out, &out); err != nil ||
-		!strings.Contains(out.String(), "re-wrapped 1 file keys") {
+		!strings.Contains(out.String(), "re-wrapped 2 file keys and 1 preview keys") {
 		t.Fatalf("rotate: %v %s", err, out.String())
 	}
 	out.Reset()
 	if err := run(context.Background(), []string{"keys", "rotate", "--old-key-file", oldFile}, getenv, &out, &out); err != nil ||
-		!strings.Contains(out.String(), "re-wrapped 0 file keys") {
+		!strings.Contains(out.String(), "re-wrapped 0 file keys and 0 preview keys") {
 		t.Fatalf("second rotate: %v %s", err, out.String())
 	}
 
@@ -105,4 +108,24 @@ func TestKeyRotation(t *testing.T) {
 	if resp.StatusCode != 200 || !bytes.Equal(got, content) {
 		t.Fatalf("after rotation: %d %q", resp.StatusCode, got)
 	}
+	if after := getPreview(t, base, token, pngID, http.StatusOK); !bytes.Equal(after, preview) {
+		t.Fatal("the stored preview changed with the rotation")
+	}
+}
+
+// getPreview fetches a preview, expecting status.
+func getPreview(t *testing.T, base, token, id string, status int) []byte {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/api/upload/image/"+id+"/preview", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != status {
+		t.Fatalf("preview: %d %s", resp.StatusCode, body)
+	}
+	return body
 }

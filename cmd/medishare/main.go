@@ -5,6 +5,7 @@
 //	medishare admin create --email E --firstname F --lastname L [--password-file P]
 //	medishare audit verify
 //	medishare keys rotate --old-key-file F
+//	medishare contents verify
 //	medishare version
 package main
 
@@ -34,7 +35,8 @@ commands:
                              create a confirmed admin; prints a generated password once
   audit verify               check the audit log's hash chain
   keys rotate --old-key-file F
-                             re-wrap every file key under the current MEDISHARE_MASTER_KEY
+                             re-wrap every file and preview key under the current MEDISHARE_MASTER_KEY
+  contents verify            read every stored file whole and check it (exit 1 naming each damaged image)
   version                    print the version
 
 Settings come from the environment; see README.md.
@@ -68,6 +70,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return auditCommand(ctx, args, getenv, stdout)
 	case "keys":
 		return keysCommand(ctx, args, getenv, stdout)
+	case "contents":
+		return contentsCommand(ctx, args, getenv, stdout, stderr)
 	case "version", "--version":
 		_, err := fmt.Fprintln(stdout, "medishare", version)
 		return err

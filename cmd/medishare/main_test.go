@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,8 +23,19 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("MEDISHARE_TEST_RUN_MAIN") == "1" {
 		wrapHandler = withSlowRoute
+		if path := os.Getenv("MEDISHARE_TEST_CPUPROFILE"); path != "" { // the server's profile, for benchmarks
+			f, err := os.Create(path)
+			if err == nil {
+				err = pprof.StartCPUProfile(f)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			defer pprof.StopCPUProfile() // runs when main returns after SIGTERM
+		}
 		main()
-		os.Exit(0)
+		return
 	}
 	os.Exit(m.Run())
 }

@@ -45,6 +45,7 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 	}
 
 	go collectOrphans(ctx, a)
+	go scrubContents(ctx, a)
 
 	readiness := httpapi.NewReadiness(
 		httpapi.Check{Name: "database", Ping: a.db.Ping},
@@ -109,6 +110,29 @@ func collectOrphans(ctx context.Context, a *app) {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
+		}
+	}
+}
+
+// scrubContents checks one image's stored contents every MEDISHARE_SCRUB_EVERY
+// until ctx ends: downloads check each chunk as it is sent, and this reads
+// whole files now and then, checking their SHA-256 too (S14). Instances
+// claim images through the database, so they never check the same one at
+// once; a failure is audited and kept for the health panel.
+func scrubContents(ctx context.Context, a *app) {
+	if a.cfg.ScrubEvery <= 0 {
+		return
+	}
+	ticker := time.NewTicker(a.cfg.ScrubEvery)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+		if _, err := a.services.Images.ScrubNext(ctx); err != nil && ctx.Err() == nil {
+			a.logger.Warn("scrub", "err", err)
 		}
 	}
 }

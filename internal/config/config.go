@@ -38,8 +38,11 @@ type Config struct {
 	TrustedProxies     []netip.Prefix
 	ShutdownGrace      time.Duration
 	DrainDelay         time.Duration
-	LogLevel           string
-	LogFormat          string // json or text
+	// ScrubEvery is the pause between two images of the background check of
+	// stored contents (S14); 0 turns it off in this instance.
+	ScrubEvery time.Duration
+	LogLevel   string
+	LogFormat  string // json or text
 
 	// MemoryLimit is the Go runtime's soft memory limit in bytes, 0 for none
 	// (GOMEMLIMIT=off). SetMemoryLimit: the server sets it at start; it is
@@ -93,6 +96,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		TrustedProxies:     l.prefixes("MEDISHARE_TRUSTED_PROXIES"),
 		ShutdownGrace:      l.duration("MEDISHARE_SHUTDOWN_GRACE", 30*time.Second),
 		DrainDelay:         l.duration("MEDISHARE_DRAIN_DELAY", 0),
+		ScrubEvery:         l.duration("MEDISHARE_SCRUB_EVERY", 10*time.Second),
 		LogLevel:           l.str("MEDISHARE_LOG_LEVEL", "info"),
 		LogFormat:          l.str("MEDISHARE_LOG_FORMAT", "json"),
 		MemoryLimit:        DefaultMemoryLimit,

@@ -29,6 +29,9 @@ const (
 	ActionShareExpired   AuditAction = "share_expired"
 	ActionAccessDenied   AuditAction = "access_denied"
 	ActionThrottled      AuditAction = "throttled"
+	// ActionIntegrityFailure: the scrub found an image's stored contents
+	// damaged (S14); recorded once, when its check starts failing.
+	ActionIntegrityFailure AuditAction = "integrity_failure"
 )
 
 // AuditTable names the kind of record an entry is about.

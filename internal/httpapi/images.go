@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -388,27 +389,52 @@ func parseRange(header string, size int64) (start, length int64, ok bool) {
 	}
 }
 
+// imagePreview serves an image's preview, rendered once and then kept
+// (service.ImageService.Preview), with its SHA-256 as the ETag: the browser
+// revalidates each time (private, no-cache) and an If-None-Match that
+// matches gets 304 without anything being decrypted. The access check and
+// the audit entry come first either way (S19).
 func (a *api) imagePreview(w http.ResponseWriter, r *http.Request) {
-	// Rendered into a buffer of bounded size (a PNG of at most 1024 px a side)
-	// so that a failed rendering can still answer with a clean error.
-	pw := &previewWriter{}
-	if err := a.Images.Preview(r.Context(), principal(r), chi.URLParam(r, "id"), pw, meta(r)); err != nil {
+	pv, err := a.Images.Preview(r.Context(), principal(r), chi.URLParam(r, "id"), meta(r))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	etag := `"` + hex.EncodeToString(pv.SHA256) + `"`
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		previewHeaders(w.Header(), etag)
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	png, err := pv.Bytes(r.Context())
+	if err != nil {
 		writeError(w, r, err)
 		return
 	}
 	h := w.Header()
+	previewHeaders(h, etag)
 	h.Set("Content-Type", "image/png")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Security-Policy", contentPolicy)
-	h.Set("Content-Length", strconv.Itoa(len(pw.b)))
+	h.Set("Content-Length", strconv.Itoa(len(png)))
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(pw.b)
+	_, _ = w.Write(png) // a client that left gets nothing either way
 }
 
-// previewWriter collects a rendered preview.
-type previewWriter struct{ b []byte }
+// previewHeaders are a preview's S16 headers, on its 200 and its 304.
+func previewHeaders(h http.Header, etag string) {
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", "private, no-cache")
+	h.Set("Content-Security-Policy", contentPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+}
 
-func (p *previewWriter) Write(b []byte) (int, error) {
-	p.b = append(p.b, b...)
-	return len(b), nil
+// etagMatches applies If-None-Match (RFC 9110 13.1.2): "*", or a list of
+// tags compared weakly.
+func etagMatches(header, etag string) bool {
+	for _, tag := range strings.Split(header, ",") {
+		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+		if tag == "*" || tag == etag {
+			return true
+		}
+	}
+	return false
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/secure"
 	"github.com/medishare/medishare/internal/testutil/apptest"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
 )
@@ -356,16 +357,19 @@ func TestContentsAreEncryptedAtRest(t *testing.T) {
 		t.Fatal("download lost the contents")
 	}
 
-	// A flipped byte: the download fails and shows no plaintext.
+	// A flipped byte in the second 64 KiB chunk: the download is read once,
+	// so the first chunk has gone out when the second fails its check; the
+	// transfer breaks off and not one byte of the damaged chunk is sent.
 	pa, pb := pathOf(idA), pathOf(idB)
 	orig, _ := os.ReadFile(pa)
+	plain := pdfOfSize(200<<10, marker)
 	flipped := bytes.Clone(orig)
 	flipped[len(flipped)/2] ^= 0x01
 	if err := os.WriteFile(pa, flipped, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if ok, body := fetchWhole(t, provider, idA); ok || bytes.Contains(body, []byte(marker)) {
-		t.Fatalf("a flipped byte went unnoticed (%d bytes)", len(body))
+	if ok, body := fetchWhole(t, provider, idA); ok || len(body) > secure.ChunkSize || !bytes.Equal(body, plain[:len(body)]) {
+		t.Fatalf("a flipped byte in the second chunk: complete %v, %d bytes, a prefix of the original: %v", ok, len(body), bytes.Equal(body, plain[:min(len(body), len(plain))]))
 	}
 	// The byte sits in the second 64 KiB chunk. A range decrypts only the
 	// chunks it covers: one inside the first chunk still reads, one that
@@ -375,6 +379,22 @@ func TestContentsAreEncryptedAtRest(t *testing.T) {
 	}
 	if ok, _ := fetchRange(t, provider, idA, "bytes=70000-70009"); ok {
 		t.Fatal("a range in the damaged chunk was served")
+	}
+	// Damaged from the first chunk: a clean error before the answer begins.
+	flipped[secure.HeaderSize+100] ^= 0x01
+	if err := os.WriteFile(pa, flipped, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := provider.Do(t, "GET", "/api/upload/image/"+idA+"/content", nil); r.Status != 500 || r.Message() != "The file could not be decrypted." {
+		t.Fatalf("a damaged first chunk: %d %s", r.Status, r.Raw)
+	}
+	// Cut short by its last chunk: the transfer breaks off.
+	record := secure.ChunkSize + 16
+	if err := os.WriteFile(pa, orig[:secure.HeaderSize+3*record], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ok, body := fetchWhole(t, provider, idA); ok || !bytes.Equal(body, plain[:len(body)]) {
+		t.Fatalf("a truncated object was served whole (%d bytes)", len(body))
 	}
 	// Two objects swapped: both fail.
 	ob, _ := os.ReadFile(pb)

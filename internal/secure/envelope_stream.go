@@ -195,8 +195,9 @@ type DecryptReader struct {
 	index  uint64
 	err    error // sticky, io.EOF at the end
 
-	// Whole-file mode: the last chunk is the one the source ends after.
-	peek    [1]byte
+	// Whole-file mode: the last chunk is the one the source ends after, so
+	// each read takes one byte of the next chunk along (buf has room for it).
+	peek    byte
 	hasPeek bool
 	size    int64
 
@@ -222,6 +223,23 @@ func NewDecryptReader(src io.Reader, key []byte, fileID string) (*DecryptReader,
 
 // PlainSize is the number of plaintext bytes, once Read returned io.EOF.
 func (r *DecryptReader) PlainSize() int64 { return r.size }
+
+// Start reads and checks the first chunk now rather than at the first
+// Read, so that a file damaged from its start fails before an answer has
+// begun. Errors: as Read's, never io.EOF.
+func (r *DecryptReader) Start() error {
+	for len(r.plain) == 0 && r.err == nil {
+		if r.chunk == 0 {
+			r.err = r.readHeader()
+		} else {
+			r.err = r.next()
+		}
+	}
+	if r.err == io.EOF {
+		return nil
+	}
+	return r.err
+}
 
 // Read returns plaintext. Its error is sticky; next returns io.EOF along
 // with the last chunk's plaintext, which is handed out first.
@@ -282,7 +300,7 @@ func (r *DecryptReader) readHeader() error {
 	r.chunk = int(chunk)
 	copy(r.nonce[:4], h[8:])
 	r.ad = newChunkAD(r.chunk, r.fileID)
-	r.buf = make([]byte, r.chunk+tagSize)
+	r.buf = make([]byte, r.chunk+tagSize+1)
 	return nil
 }
 
@@ -300,12 +318,15 @@ func (r *DecryptReader) next() error {
 	if r.lastIndex >= 0 {
 		return r.nextInRange()
 	}
+	record := r.chunk + tagSize
 	n := 0
 	if r.hasPeek {
-		r.buf[0] = r.peek[0]
+		r.buf[0] = r.peek
 		n, r.hasPeek = 1, false
 	}
-	m, err := io.ReadFull(r.src, r.buf[n:])
+	// A full chunk is the last one only if nothing follows it: one read
+	// takes the chunk and the next one's first byte.
+	m, err := io.ReadFull(r.src, r.buf[n:record+1])
 	n += m
 	last := false
 	switch {
@@ -314,16 +335,7 @@ func (r *DecryptReader) next() error {
 	case err != nil:
 		return err
 	default:
-		// A full chunk is the last one only if nothing follows it.
-		k, err := io.ReadFull(r.src, r.peek[:])
-		switch {
-		case k == 1:
-			r.hasPeek = true
-		case errors.Is(err, io.EOF):
-			last = true
-		default:
-			return err
-		}
+		r.peek, r.hasPeek, n = r.buf[record], true, record
 	}
 	if err := r.open(n, last); err != nil {
 		return err

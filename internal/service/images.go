@@ -3,8 +3,6 @@ package service
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +36,7 @@ type ImageStore interface {
 	MarkShareExpiryLogged(ctx context.Context, id string) (bool, error)
 	ImagesSharedWith(ctx context.Context, recipientID string, now time.Time, page domain.Page) ([]domain.Image, int, error)
 	AttachShares(ctx context.Context, images []domain.Image) error
+	ContentRecords
 }
 
 // ContentStore keeps the encrypted contents (blob.Store).
@@ -420,36 +419,25 @@ func (s *ImageService) Contents(ctx context.Context, p *domain.Principal, id str
 	return &Contents{Image: im, key: key, blobs: s.blobs}, nil
 }
 
-// Open returns the whole contents as a stream of authenticated plaintext.
-// A first pass checks every chunk and the SHA-256 before anything is
-// returned, so a damaged or swapped object fails cleanly and shows no
-// plaintext at all. The second pass, the one read, needs no hash: each
-// chunk's tag binds it to this file, its place and the end, under a key
-// only this file has. Errors: EINTERNAL (damaged), EUNAVAILABLE.
+// Open returns the whole contents as a stream of authenticated plaintext,
+// read once: every 64 KiB chunk is checked before any of its bytes is
+// returned (its tag binds it to this file, its place and the end, under a
+// key only this file has), and the first before Open returns, so a file
+// damaged from the start fails here, before an answer begins. A damaged
+// later chunk fails the read that reaches it; the caller must then break
+// off what it sent. The whole file's SHA-256 is the scrub's to check
+// (CheckImage). Errors: EINTERNAL (damaged), ENOTFOUND, EUNAVAILABLE;
+// reads fail with EINTERNAL or EUNAVAILABLE.
 func (c *Contents) Open(ctx context.Context) (io.ReadCloser, error) {
-	if err := c.verify(ctx); err != nil {
-		return nil, err
-	}
-	return c.decrypting(ctx)
-}
-
-// verify reads the whole contents once, checking every chunk and the
-// SHA-256 of the plaintext. Errors: EINTERNAL (damaged), EUNAVAILABLE.
-func (c *Contents) verify(ctx context.Context) error {
 	rc, err := c.decrypting(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	h := sha256.New()
-	_, err = io.Copy(h, rc)
-	_ = rc.Close() // read only: the copy's error is the one that counts
-	if err != nil {
-		return err
+	if err := rc.Start(); err != nil {
+		_ = rc.Close() // read only: the check's error is the one that counts
+		return nil, err
 	}
-	if !hmac.Equal(h.Sum(nil), c.Image.SHA256) {
-		return domain.Errorf(domain.EINTERNAL, "The file could not be decrypted.")
-	}
-	return nil
+	return rc, nil
 }
 
 // OpenRange returns plaintext bytes [offset, offset+length), fetching and
@@ -468,47 +456,22 @@ type decryptingReader struct {
 	io.Closer
 }
 
-func (c *Contents) decrypting(ctx context.Context) (io.ReadCloser, error) {
-	rc, err := c.blobs.Get(ctx, c.Image.BlobKey)
-	if err != nil {
-		return nil, err
-	}
-	plain, err := secure.NewDecryptReader(rc, c.key, c.Image.ID)
-	if err != nil {
-		rc.Close()
-		return nil, err
-	}
-	return decryptingReader{DecryptReader: plain, Closer: rc}, nil
+func (c *Contents) decrypting(ctx context.Context) (decryptingReader, error) {
+	return openDecrypting(ctx, c.blobs, c.Image.BlobKey, c.key, c.Image.ID)
 }
 
-// previewWait bounds how long a preview waits for memory: less than the
-// server's write timeout, so no render starts for an answer that can no
-// longer be sent.
-const previewWait = time.Minute
-
-// Preview writes a PNG rendering of an image. Decoding can take hundreds of
-// MiB, so renders wait their turn for a memory budget the process shares
-// (medimg.Previewer); the contents are read twice, for the header that sets
-// the memory needed and then to render, so a waiting preview holds nothing.
-// Errors: ENOTFOUND (also "Preview not available."), EUNAVAILABLE (also
-// "The service is busy. Please try again." when the wait runs out).
-func (s *ImageService) Preview(ctx context.Context, p *domain.Principal, id string, dst io.Writer, meta domain.RequestMeta) error {
-	c, err := s.Contents(ctx, p, id, domain.ActionPreview, meta)
+// openDecrypting opens a stored object as a decrypting stream.
+func openDecrypting(ctx context.Context, blobs ContentStore, blobKey string, key []byte, fileID string) (decryptingReader, error) {
+	rc, err := blobs.Get(ctx, blobKey)
 	if err != nil {
-		return err
+		return decryptingReader{}, err
 	}
-	// Checked whole once; the passes of the render need no hash (see Open).
-	if err := c.verify(ctx); err != nil {
-		return err
+	plain, err := secure.NewDecryptReader(rc, key, fileID)
+	if err != nil {
+		_ = rc.Close() // read only
+		return decryptingReader{}, err
 	}
-	open := func() (io.ReadCloser, error) { return c.decrypting(ctx) }
-	wait, cancel := context.WithTimeout(ctx, previewWait)
-	defer cancel()
-	err = s.previews.Preview(wait, dst, open, c.Image.Size, c.Image.ContentType, PreviewMaxSide)
-	if wait.Err() != nil && errors.Is(err, wait.Err()) {
-		return domain.Wrap(domain.EUNAVAILABLE, err, "The service is busy. Please try again.")
-	}
-	return err
+	return decryptingReader{DecryptReader: plain, Closer: rc}, nil
 }
 
 // Delete removes an image: the record (with its audit entry) first, then the
@@ -522,8 +485,11 @@ func (s *ImageService) Delete(ctx context.Context, p *domain.Principal, id strin
 		return refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: id, Reason: "delete: not the uploader"},
 			forbidden("Only the uploader or an admin can delete an image."))
 	}
-	var key string
+	var key, previewKey string
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		if previewKey, err = s.store.DeletePreview(ctx, im.ID); err != nil {
+			return err
+		}
 		if key, err = s.store.DeleteImage(ctx, im.ID); err != nil {
 			return err
 		}
@@ -533,23 +499,34 @@ func (s *ImageService) Delete(ctx context.Context, p *domain.Principal, id strin
 		return err
 	}
 	s.removeBlob(key)
+	if previewKey != "" {
+		s.removeBlob(previewKey)
+	}
 	return nil
 }
 
-// CollectOrphans removes contents older than an hour that no record points
-// at: what a crash between the two phases of an upload leaves (S24).
+// CollectOrphans removes contents and previews older than an hour that no
+// record points at: what a crash between the two phases of an upload or of
+// storing a preview leaves, and the losing render of two at once (S24).
 func (s *ImageService) CollectOrphans(ctx context.Context) (int, error) {
 	removed := 0
-	err := s.blobs.Walk(ctx, blobPrefix, s.now().Add(-time.Hour), func(key string) error {
-		ref, err := s.store.BlobReferenced(ctx, key)
-		if err != nil || ref {
-			return err
+	for prefix, referenced := range map[string]func(context.Context, string) (bool, error){
+		blobPrefix: s.store.BlobReferenced, previewPrefix: s.store.PreviewReferenced,
+	} {
+		err := s.blobs.Walk(ctx, prefix, s.now().Add(-time.Hour), func(key string) error {
+			ref, err := referenced(ctx, key)
+			if err != nil || ref {
+				return err
+			}
+			if err := s.blobs.Delete(ctx, key); err != nil {
+				return err
+			}
+			removed++
+			return nil
+		})
+		if err != nil {
+			return removed, err
 		}
-		if err := s.blobs.Delete(ctx, key); err != nil {
-			return err
-		}
-		removed++
-		return nil
-	})
-	return removed, err
+	}
+	return removed, nil
 }

@@ -56,6 +56,46 @@ type App struct {
 	Services *service.Services
 	Clock    *Clock
 	BlobDir  string // where the FS blob store keeps contents
+	Blobs    *CountingBlobs
+}
+
+// CountingBlobs is the content store of the stack, counting the reads of
+// each object.
+type CountingBlobs struct {
+	service.ContentStore
+	mu    sync.Mutex
+	reads map[string]int
+}
+
+// Get counts, then opens the object.
+func (c *CountingBlobs) Get(ctx context.Context, key string) (io.ReadCloser, error) {
+	c.count(key)
+	return c.ContentStore.Get(ctx, key)
+}
+
+// GetRange counts, then opens part of the object.
+func (c *CountingBlobs) GetRange(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error) {
+	c.count(key)
+	return c.ContentStore.GetRange(ctx, key, offset, length)
+}
+
+func (c *CountingBlobs) count(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reads[key]++
+}
+
+// Reads is how often objects whose keys start with prefix were opened.
+func (c *CountingBlobs) Reads(prefix string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for k, v := range c.reads {
+		if strings.HasPrefix(k, prefix) {
+			n += v
+		}
+	}
+	return n
 }
 
 // Clock is a settable clock; it follows the real time until Set.
@@ -99,10 +139,11 @@ func New(t testing.TB) *App {
 	}
 	clock := &Clock{}
 	blobDir := t.TempDir()
-	blobs, err := blob.NewFS(blobDir)
+	fs, err := blob.NewFS(blobDir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	blobs := &CountingBlobs{ContentStore: fs, reads: map[string]int{}}
 	envelope, err := secure.NewEnvelope(MasterKey)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +163,7 @@ func New(t testing.TB) *App {
 	})
 	srv := httptest.NewServer(router)
 	t.Cleanup(srv.Close)
-	return &App{URL: srv.URL, Store: store, DB: db, Mailbox: box, Services: services, Clock: clock, BlobDir: blobDir}
+	return &App{URL: srv.URL, Store: store, DB: db, Mailbox: box, Services: services, Clock: clock, BlobDir: blobDir, Blobs: blobs}
 }
 
 // Response is an answer, with its JSON body decoded when there is one.

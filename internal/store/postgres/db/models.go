@@ -26,6 +26,14 @@ type AuditLog struct {
 	Hash      []byte
 }
 
+type ContentCheck struct {
+	ImageID      uuid.UUID
+	CheckedAt    pgtype.Timestamptz
+	ClaimedUntil pgtype.Timestamptz
+	FailedAt     pgtype.Timestamptz
+	Failure      pgtype.Text
+}
+
 type Image struct {
 	ID          uuid.UUID
 	UploaderID  uuid.UUID
@@ -63,6 +71,17 @@ type OneTimeCode struct {
 type Permission struct {
 	Name        string
 	Description string
+}
+
+type Preview struct {
+	ImageID    uuid.UUID
+	State      string
+	BlobKey    pgtype.Text
+	WrappedKey []byte
+	KeyID      []byte
+	Size       pgtype.Int8
+	Sha256     []byte
+	CreatedAt  time.Time
 }
 
 type RefreshToken struct {
