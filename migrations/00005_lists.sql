@@ -126,25 +126,36 @@ $$;
 CREATE TRIGGER images_count AFTER INSERT OR DELETE ON images
     FOR EACH ROW EXECUTE FUNCTION count_images();
 
+-- Shares are counted per statement: deleting an image deletes its shares,
+-- which may come from several sharers; their counters are locked in one
+-- order, so two such deletions at once cannot deadlock.
 -- +goose StatementBegin
 CREATE FUNCTION count_shares() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        INSERT INTO share_counts AS c (shared_by, shares) VALUES (NEW.shared_by, 1)
-        ON CONFLICT (shared_by) DO UPDATE SET shares = c.shares + 1;
+        INSERT INTO share_counts AS c (shared_by, shares)
+        SELECT shared_by, count(*) FROM new_shares GROUP BY shared_by ORDER BY shared_by
+        ON CONFLICT (shared_by) DO UPDATE SET shares = c.shares + excluded.shares;
     ELSE
-        UPDATE share_counts SET shares = shares - 1 WHERE shared_by = OLD.shared_by;
+        PERFORM 1 FROM share_counts WHERE shared_by IN (SELECT shared_by FROM old_shares)
+        ORDER BY shared_by FOR UPDATE;
+        UPDATE share_counts c SET shares = c.shares - d.n
+        FROM (SELECT shared_by, count(*) AS n FROM old_shares GROUP BY shared_by) d
+        WHERE c.shared_by = d.shared_by;
     END IF;
     RETURN NULL;
 END
 $$;
 -- +goose StatementEnd
-CREATE TRIGGER shares_count AFTER INSERT OR DELETE ON shares
-    FOR EACH ROW EXECUTE FUNCTION count_shares();
+CREATE TRIGGER shares_counted AFTER INSERT ON shares REFERENCING NEW TABLE AS new_shares
+    FOR EACH STATEMENT EXECUTE FUNCTION count_shares();
+CREATE TRIGGER shares_uncounted AFTER DELETE ON shares REFERENCING OLD TABLE AS old_shares
+    FOR EACH STATEMENT EXECUTE FUNCTION count_shares();
 
 -- +goose Down
-DROP TRIGGER shares_count ON shares;
+DROP TRIGGER shares_uncounted ON shares;
+DROP TRIGGER shares_counted ON shares;
 DROP TRIGGER images_count ON images;
 DROP TRIGGER users_count ON users;
 DROP FUNCTION count_shares();
