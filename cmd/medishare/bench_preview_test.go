@@ -13,7 +13,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
 )
 
 // probeSide is the side of the PNG of the outside probe's finding 1: 8000 x
