@@ -72,6 +72,14 @@ func BenchmarkPeer(b *testing.B) {
 			s.add("down1", s.downloads(1, ids[:perRun], fileSize))
 			s.add("down8", s.downloads(8, ids[perRun:], fileSize))
 			s.add("cpu", (cpuMillis(s.pid())-cpu)/float64(2*perRun))
+		}
+	}
+	// Previews after all the transfers: rendering takes memory that the
+	// processes keep, which would otherwise count as the uploads' peak.
+	for rep := 0; rep < 3; rep++ {
+		for k := range systems {
+			s := systems[(rep+k)%2]
+			ids := s.ids[rep*2*perRun:]
 			first, again := s.previews(ids[:10])
 			s.add("preview1", first)
 			s.add("preview2", again)
@@ -713,7 +721,9 @@ repetitions (the range in parentheses), the two systems taking turns to go first
   Server CPU per download is the server process's user + system time
   (/proc/PID/stat) over the 32 downloads, divided by 32. Peak memory is the
   server's VmHWM after the 8-client uploads, reset (clear_refs) just before.
-- **Previews.** Ten of the uploaded files' previews (MediShare:
+- **Previews.** After all the transfers (rendering takes memory the
+  processes keep, which would otherwise show as the uploads' peak), in each
+  repetition ten of that repetition's uploaded files' previews (MediShare:
   `+"`/api/upload/image/{id}/preview`; Orthanc: `/instances/{id}/preview`"+`), six at
   a time as a browser fetches a page, twice: the first view, then the page
   again. Neither system's answer may be cached by the client.
