@@ -62,8 +62,10 @@ func startBenchBinary(b *testing.B, port int) (env map[string]string, base strin
 // the answers that came (a request that timed out has none).
 type wrkResult struct {
 	rps, p99ms float64
-	requests   int64 // answers, whatever their status
-	bad        int64 // non-2xx answers, timeouts and other socket errors
+	requests   int64  // answers, whatever their status
+	bad        int64  // non-2xx answers, timeouts and other socket errors
+	non2xx     int64  // of bad, the answers that came
+	sample     string // when some answers were not 2xx: what one such request answers afterwards
 }
 
 // runWrk loads url with wrk: 2 threads, conns connections, for d, with the
@@ -82,13 +84,31 @@ func runWrk(b *testing.B, url, header string, conns int, d time.Duration) wrkRes
 	if err != nil {
 		b.Fatalf("wrk %s: %v\n%s", url, err, out)
 	}
+	if r.non2xx > 0 {
+		r.sample = sampleAnswer(url, header)
+		b.Logf("wrk %s: %d answers not 2xx; one request now answers %s", url, r.non2xx, r.sample)
+	}
 	return r
+}
+
+// sampleAnswer sends one request, as wrk did, and says what came back.
+func sampleAnswer(url, header string) string {
+	req, _ := http.NewRequest("GET", url, nil)
+	name, value, _ := strings.Cut(header, ": ")
+	req.Header.Set(name, value)
+	start := time.Now()
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 120))
+	return fmt.Sprintf("%d after %s: %s", resp.StatusCode, time.Since(start).Round(time.Millisecond), strings.TrimSpace(string(body)))
 }
 
 func parseWrk(out string) (wrkResult, error) {
 	var r wrkResult
 	var seenRate, seenP99 bool
-	var non2xx int64
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -101,8 +121,8 @@ func parseWrk(out string) (wrkResult, error) {
 		case len(f) >= 3 && f[1] == "requests" && f[2] == "in":
 			r.requests, _ = strconv.ParseInt(f[0], 10, 64)
 		case len(f) == 5 && f[0] == "Non-2xx":
-			non2xx, _ = strconv.ParseInt(f[4], 10, 64)
-			r.bad += non2xx
+			r.non2xx, _ = strconv.ParseInt(f[4], 10, 64)
+			r.bad += r.non2xx
 		case len(f) > 2 && f[0] == "Socket" && f[1] == "errors:":
 			for i := 2; i+1 < len(f); i += 2 {
 				n, _ := strconv.ParseInt(strings.TrimSuffix(f[i+1], ","), 10, 64)
@@ -114,7 +134,7 @@ func parseWrk(out string) (wrkResult, error) {
 		return r, fmt.Errorf("no rate or 99th percentile in wrk's output")
 	}
 	if r.requests > 0 {
-		r.rps *= float64(r.requests-non2xx) / float64(r.requests)
+		r.rps *= float64(r.requests-r.non2xx) / float64(r.requests)
 	}
 	return r, nil
 }
