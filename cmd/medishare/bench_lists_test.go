@@ -172,8 +172,9 @@ average %s to %s: shared with other test runs). The demo provider signed in; wrk
 threads and 50 connections, 8 s a run after a 2 s warm-up, each list and then the
 trivial authenticated endpoint in the same repetition, three repetitions,
 medians. The rate counts 2xx answers only; "failed" counts, over the three
-runs, answers that were not 2xx or did not come within wrk's 5 s (p99 is of
-the answers that came). "Share" is the list's rate over the trivial
+runs, answers that were not 2xx or did not come within wrk's 5 s (p99 is
+wrk's, of the answers that came, or 5000 ms when 1%% or more of a run's
+requests timed out). "Share" is the list's rate over the trivial
 endpoint's, repetition by repetition. "Before" is this benchmark on the code before the list queries
 were rewritten per access path.
 

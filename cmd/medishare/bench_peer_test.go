@@ -742,8 +742,9 @@ repetitions (the range in parentheses), the two systems taking turns to go first
 - **Lists.** Each system is filled to exactly 1,000 and then 100,000 records
   (counted back: MediShare's images, Orthanc's /statistics
   CountInstances), then wrk (2 threads, 50 connections, 8 s, after a 2 s
-  warm-up of each system; rates count 2xx answers only, p99 is of the
-  answers that came within wrk's 5 s) loads the list and then the trivial authenticated
+  warm-up of each system; rates count 2xx answers only; p99 is wrk's, of
+  the answers that came, or 5000 ms, wrk's timeout, when 1%% or more of a
+  run's requests timed out) loads the list and then the trivial authenticated
   endpoint (MediShare: `+"`GET /api/users/profile`; Orthanc: `GET /system`"+`) in the same
   repetition. MediShare's list is the provider's own uploads, page 1 of 10
   (`+"`GET /api/upload/my-images?page=1&limit=10`"+`: newest first, with the
