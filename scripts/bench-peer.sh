@@ -9,8 +9,8 @@
 #   BENCH_MEDISHARE_PORT    MediShare's HTTP port (default 18200)
 #   BENCH_ORTHANC_PORT      Orthanc's HTTP port (default 18201; the next one is its DICOM port, disabled)
 #
-# It takes about 15 to 25 minutes on two cores, most of it filling Orthanc
-# with 100,000 instances through its REST API.
+# It takes about ten minutes on two cores (more on a busy machine), half of it
+# filling Orthanc with 100,000 instances through its REST API.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
