@@ -12,7 +12,7 @@ GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 WEB_DEPS    := web/node_modules/.installed
 
-.PHONY: build web run test lint vet test-go test-web test-e2e bench check-generated generate tools db-stop clean
+.PHONY: build web run test lint vet test-go test-web test-e2e bench bench-peer check-generated generate tools db-stop clean
 
 ## build: the web app, then bin/medishare with the app embedded
 build: web
@@ -53,10 +53,15 @@ test-e2e: build
 	scripts/ensure-chromium.sh
 	cd web && npm run e2e
 
-## bench: upload/download throughput (and Orthanc's, when installed), CPU per download, previews, memory against the real process; writes docs/performance.md
-bench:
-	BENCH_REPORT=$(CURDIR)/docs/performance.md go test -run '^$$' -bench 'BenchmarkTransfers|BenchmarkContents|BenchmarkPreviewMemory' -benchtime 1x ./cmd/medishare/
+## bench: upload/download throughput, CPU per download, previews, server and preview memory, lists at 100,000 records, against the real process; writes docs/performance.md
+bench: build
+	scripts/apt-ensure.sh wrk:wrk
+	BENCH_REPORT=$(CURDIR)/docs/performance.md go test -run '^$$' -bench 'BenchmarkTransfers|BenchmarkContents|BenchmarkPreviewMemory|BenchmarkLists' -benchtime 1x -timeout 30m ./cmd/medishare/
 	@cat docs/performance.md
+
+## bench-peer: MediShare beside Orthanc (installs Debian's orthanc, orthanc-postgresql and wrk); writes docs/performance.md
+bench-peer: build
+	scripts/bench-peer.sh
 
 ## generate: regenerate the sqlc code from migrations/ and internal/store/postgres/queries/
 generate: $(SQLC)

@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -44,35 +42,16 @@ func BenchmarkContents(b *testing.B) {
 	}
 
 	const cpuRuns = 100
-	cpu0 := procCPU(b, pid)
+	cpu0 := cpuMillis(pid)
 	for range cpuRuns {
 		benchDownload(b, base, token, id, len(file))
 	}
-	cpuMs := float64(procCPU(b, pid)-cpu0) / cpuRuns
+	cpuMs := (cpuMillis(pid) - cpu0) / cpuRuns
 
-	// Orthanc, when installed, in the same run: rounds taken in turn, so
-	// both see the same load of the shared machine.
 	const rounds = 7
 	url, size := base+"/api/upload/image/"+id+"/content", len(file)
-	orth := startOrthanc(b)
-	orthURL, orthSize := "", 0
-	if orth != nil {
-		dcm := benchDICOM(len(file))
-		orthURL, orthSize = orth.upload(b, dcm), len(dcm)
-		for range 3 {
-			benchGet(b, orthURL, "", orthSize)
-		}
-	}
-	var d1, d8, o1, o8 []float64
-	for range rounds {
-		d1 = append(d1, getMBps(b, url, token, size, 1, 8))
-		d8 = append(d8, getMBps(b, url, token, size, 8, 4))
-		if orth != nil {
-			o1 = append(o1, getMBps(b, orthURL, "", orthSize, 1, 8))
-			o8 = append(o8, getMBps(b, orthURL, "", orthSize, 8, 4))
-		}
-	}
-	down1, down8, orth1, orth8 := medianOf(d1), medianOf(d8), medianOf(o1), medianOf(o8)
+	down1 := medianOfRuns(rounds, func() float64 { return getMBps(b, url, token, size, 1, 8) })
+	down8 := medianOfRuns(rounds, func() float64 { return getMBps(b, url, token, size, 8, 4) })
 
 	var ids []string
 	for _, name := range pageFixtures {
@@ -83,10 +62,10 @@ func BenchmarkContents(b *testing.B) {
 		ids = append(ids, benchUpload(b, base, token, patientID, name, data))
 	}
 	first, statuses, etags := previewPage(b, base, token, ids, nil)
-	again := median(rounds, func() float64 { ms, _, _ := previewPage(b, base, token, ids, nil); return ms })
+	again := medianOfRuns(rounds, func() float64 { ms, _, _ := previewPage(b, base, token, ids, nil); return ms })
 	revalidated := "(no ETag)"
 	if slices.ContainsFunc(etags, func(e string) bool { return e != "" }) {
-		ms := median(rounds, func() float64 { ms, _, _ := previewPage(b, base, token, ids, etags); return ms })
+		ms := medianOfRuns(rounds, func() float64 { ms, _, _ := previewPage(b, base, token, ids, etags); return ms })
 		_, st, _ := previewPage(b, base, token, ids, etags)
 		revalidated = fmt.Sprintf("%.0f ms (%s)", ms, answers(st))
 	}
@@ -94,14 +73,10 @@ func BenchmarkContents(b *testing.B) {
 	b.ReportMetric(cpuMs, "cpu-ms/download")
 	b.ReportMetric(down1, "download1-MB/s")
 	b.ReportMetric(down8, "download8-MB/s")
-	if orth != nil {
-		b.ReportMetric(orth1, "orthanc1-MB/s")
-		b.ReportMetric(orth8, "orthanc8-MB/s")
-	}
 	b.ReportMetric(first, "page-first-ms")
 	b.ReportMetric(again, "page-again-ms")
-	b.Logf("cpu %.1f ms/download, %0.f / %.0f MB/s (Orthanc %.0f / %.0f), previews %.0f ms first (%s), %.0f ms again, revalidated %s",
-		cpuMs, down1, down8, orth1, orth8, first, answers(statuses), again, revalidated)
+	b.Logf("cpu %.1f ms/download, %0.f / %.0f MB/s, previews %.0f ms first (%s), %.0f ms again, revalidated %s",
+		cpuMs, down1, down8, first, answers(statuses), again, revalidated)
 
 	if path := os.Getenv("BENCH_REPORT"); path != "" {
 		section := fmt.Sprintf(`## Downloads and previews
@@ -128,8 +103,8 @@ benchmark on the code before single-pass downloads and cached previews.
 | the same page, revalidated (If-None-Match) | %s | %s |
 
 Issue 10 set the download target at 0.8 of Orthanc's unencrypted downloads
-on this machine (it quoted about 1371 MB/s with 1 client and 2364 MB/s with
-8). %s
+on this machine, measured in the same run: `+"`make bench-peer`"+` measures that
+(the section "MediShare beside Orthanc").
 
 The machine's two cores are shared with other work, so throughput moves from
 run to run by a third or more, and so does the CPU time (between about 6 and
@@ -148,49 +123,20 @@ A first view now also encrypts and stores each preview, and so costs a
 little more than before.
 `, time.Now().UTC().Format("2006-01-02"), machine(), cpuRuns, rounds, rounds,
 			contentsBefore[0], cpuMs, contentsBefore[1], down1, contentsBefore[2], down8,
-			contentsBefore[3], first, answers(statuses), contentsBefore[4], again, contentsBefore[5], revalidated,
-			orthancNote(orth, down1, down8, orth1, orth8))
+			contentsBefore[3], first, answers(statuses), contentsBefore[4], again, contentsBefore[5], revalidated)
 		if err := updateReport(path, "contents", section); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// procCPU is the process's user and system CPU time so far, in milliseconds.
-func procCPU(tb testing.TB, pid int) float64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	// The command name, in parentheses, may hold spaces: count fields after it.
-	s := string(raw)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	utime, err1 := strconv.ParseFloat(fields[11], 64) // field 14 of proc(5)
-	stime, err2 := strconv.ParseFloat(fields[12], 64) // field 15
-	if err1 != nil || err2 != nil {
-		tb.Fatalf("/proc/%d/stat: %q", pid, s)
-	}
-	const ticksPerSecond = 100 // USER_HZ on Linux
-	return (utime + stime) * 1000 / ticksPerSecond
-}
-
-// median runs f n times and returns the median of its results.
-func median(n int, f func() float64) float64 {
+// medianOfRuns runs f n times and returns the median of its results.
+func medianOfRuns(n int, f func() float64) float64 {
 	v := make([]float64, n)
 	for i := range v {
 		v[i] = f()
 	}
-	return medianOf(v)
-}
-
-// medianOf is the median of v, 0 for none.
-func medianOf(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	v = slices.Clone(v)
-	slices.Sort(v)
-	return v[len(v)/2]
+	return median(v)
 }
 
 // getMBps downloads url each times in each of clients at once.
