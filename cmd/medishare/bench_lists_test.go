@@ -68,7 +68,7 @@ func BenchmarkLists(b *testing.B) {
 	users, images := 0, 1
 	for _, size := range sizes {
 		seedTime[size.name] = execSQL(b, dbURL,
-			seedUsersSQL(users+1, size.n), seedImagesSQL(template, images, size.n-1), "ANALYZE users", "ANALYZE images")
+			append([]string{seedUsersSQL(users+1, size.n), seedImagesSQL(template, images, size.n-1)}, vacuumAfterSeeding...)...)
 		users, images = size.n, size.n
 		auth := header()
 		for _, e := range listEndpoints {

@@ -306,7 +306,7 @@ func newPeerMediShare(b *testing.B, port int) *peerMediShare {
 	}
 	m.fill = func(n int) {
 		have := m.count()
-		execSQL(b, m.dbURL, seedImagesSQL(m.ids[0], seeded+1, seeded+n-have), "ANALYZE images")
+		execSQL(b, m.dbURL, append([]string{seedImagesSQL(m.ids[0], seeded+1, seeded+n-have)}, vacuumAfterSeeding...)...)
 		seeded += n - have
 	}
 	return m

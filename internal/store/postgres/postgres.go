@@ -48,6 +48,12 @@ func Open(ctx context.Context, url string, opts PoolOptions) (*DB, error) {
 		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
 	}
 	cfg.ConnConfig.RuntimeParams["application_name"] = "medishare"
+	// Every query is a prepared statement whose parameters are ids, limits
+	// and times, for which one generic plan is as good as a plan per call;
+	// planning each call cost more than running a list page (measured at
+	// 100,000 rows: a page of images 338 µs with custom plans, 162 µs with
+	// the generic one).
+	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
