@@ -11,6 +11,12 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type AuditHead struct {
+	OnlyRow bool
+	ID      int64
+	Hash    []byte
+}
+
 type AuditLog struct {
 	ID        int64
 	CreatedAt time.Time
