@@ -178,14 +178,36 @@ type PageOf struct {
 	Page       int
 	Limit      int
 	TotalItems int
+	// AtLeast says TotalItems is a lower bound: a search that matches many
+	// people stops counting them (see the store's directory search).
+	AtLeast bool
+	// More says whether items follow this page, when AtLeast.
+	More bool
 }
 
-// TotalPages is the number of pages, at least 1.
+// TotalPages is the number of pages, at least 1, and when the total is a
+// lower bound at least as many as this page and the next, if any.
 func (p PageOf) TotalPages() int {
-	if p.TotalItems == 0 || p.Limit == 0 {
-		return 1
+	pages := 1
+	if p.TotalItems > 0 && p.Limit > 0 {
+		pages = (p.TotalItems + p.Limit - 1) / p.Limit
 	}
-	return (p.TotalItems + p.Limit - 1) / p.Limit
+	if p.AtLeast {
+		next := p.Page
+		if p.More {
+			next++
+		}
+		pages = max(pages, next)
+	}
+	return pages
+}
+
+// HasNext reports whether a page follows this one.
+func (p PageOf) HasNext() bool {
+	if p.AtLeast {
+		return p.More
+	}
+	return p.Page < p.TotalPages()
 }
 
 // RoleInfo is a role and the permissions it holds.

@@ -28,6 +28,8 @@ type Pagination struct {
 	TotalItems  int  `json:"totalItems"`
 	HasPrevPage bool `json:"hasPrevPage"`
 	HasNextPage bool `json:"hasNextPage"`
+	// TotalAtLeast says totalItems is a lower bound (a search matching many).
+	TotalAtLeast bool `json:"totalAtLeast,omitempty"`
 }
 
 // errorBody is the error body: {"message", "error", "errors", "requestId"}.

@@ -208,7 +208,7 @@ func paginationOf(p domain.PageOf) *Pagination {
 	total := p.TotalPages()
 	return &Pagination{
 		CurrentPage: p.Page, PageSize: p.Limit, TotalPages: total, TotalItems: p.TotalItems,
-		HasPrevPage: p.Page > 1, HasNextPage: p.Page < total,
+		HasPrevPage: p.Page > 1, HasNextPage: p.HasNext(), TotalAtLeast: p.AtLeast,
 	}
 }
 

@@ -20,7 +20,7 @@ type UserStore interface {
 	EraseUser(ctx context.Context, id string) error
 	ActiveAdminsLocked(ctx context.Context) (int, error)
 	RevokeUserSessions(ctx context.Context, userID, exceptSessionID, reason string) error
-	ListUsers(ctx context.Context, dir domain.Directory, search string, page domain.Page) ([]domain.User, int, error)
+	ListUsers(ctx context.Context, dir domain.Directory, search string, page domain.Page) ([]domain.User, domain.PageOf, error)
 	CountUsers(ctx context.Context) (int, error)
 	CountImages(ctx context.Context, uploadedBy string) (int, error)
 	CountPatientsOf(ctx context.Context, uploaderID string) (int, error)
@@ -118,14 +118,14 @@ func (s *UserService) List(ctx context.Context, p *domain.Principal, search, rol
 		return nil, domain.PageOf{}, domain.ValidationError("Please check the filters.", domain.FieldError{Field: "role", Message: "must be patient, healthProvider or admin"})
 	}
 	search = truncate(strings.TrimSpace(search), 100)
-	users, total, err := s.store.ListUsers(ctx, domain.DirectoryOf(p).OfRole(role), escapeLike(search), page)
+	users, pageOf, err := s.store.ListUsers(ctx, domain.DirectoryOf(p).OfRole(role), escapeLike(search), page)
 	if err != nil {
 		return nil, domain.PageOf{}, err
 	}
 	for i := range users {
 		users[i] = visibleTo(p, users[i])
 	}
-	return users, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, nil
+	return users, pageOf, nil
 }
 
 // Get returns one user as the caller may see it: the whole profile to the

@@ -126,3 +126,54 @@ func testImage(id, uploaderID, patientID string) domain.Image {
 		UploadedBy: domain.Person{ID: uploaderID}, Patient: domain.Person{ID: patientID},
 	}
 }
+
+// TestDirectorySearchCountsUpToACap: a search counts its matches exactly up
+// to the cap; past it, the total is a lower bound, the pages still come in
+// name order with no gap or repeat, and the last one says nothing follows.
+func TestDirectorySearchCountsUpToACap(t *testing.T) {
+	ctx := context.Background()
+	db, store := auditStore(t)
+	const common = 230
+	_, err := db.Pool.Exec(ctx, `INSERT INTO users (email, username, password_hash, role, verified, firstname, lastname)
+		SELECT 'p' || g || '@seed.test', 'p' || g, 'x', 'patient', true, 'Ann', 'Sanders' || lpad(g::text, 4, '0')
+		FROM generate_series(1, $1) g`, common)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newUser(t, store, domain.RolePatient) // "F L", matches neither search
+	rare := newUser(t, store, domain.RolePatient)
+	dir := domain.Directory{Roles: []string{domain.RolePatient}, ActiveOnly: true}
+
+	users, page, err := store.ListUsers(ctx, dir, rare.Username[1:], domain.Page{Page: 1, Limit: 10})
+	if err != nil || len(users) != 1 || page.TotalItems != 1 || page.AtLeast || page.HasNext() {
+		t.Fatalf("a rare search: %d users, %+v, %v", len(users), page, err)
+	}
+
+	var seen []string
+	for n := 1; ; n++ {
+		users, page, err := store.ListUsers(ctx, dir, "anders", domain.Page{Page: n, Limit: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !page.AtLeast || page.TotalItems < 200 {
+			t.Fatalf("page %d of a common search: %+v", n, page)
+		}
+		for _, u := range users {
+			seen = append(seen, u.Lastname)
+		}
+		if !page.HasNext() {
+			break
+		}
+		if n > 10 {
+			t.Fatal("the pages never end")
+		}
+	}
+	if len(seen) != common {
+		t.Fatalf("%d matches in all pages, want %d", len(seen), common)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i-1] >= seen[i] {
+			t.Fatalf("not in name order, or repeated, at %d: %s, %s", i, seen[i-1], seen[i])
+		}
+	}
+}

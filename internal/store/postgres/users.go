@@ -151,42 +151,85 @@ func (s *Store) ActiveAdminsLocked(ctx context.Context) (int, error) {
 	return int(n), translate(err)
 }
 
-// ListUsers returns one page of a directory (its search, when not empty,
-// already escaped for LIKE) and the total count.
-func (s *Store) ListUsers(ctx context.Context, dir domain.Directory, search string, page domain.Page) ([]domain.User, int, error) {
-	roles, actives, self := dir.Roles, dir.Actives(), optionalID(dir.Self)
-	limit, offset := int32(page.Limit), int32(page.Offset())
-	var users []db.User
-	var total int64
+// searchCap is how many matches of a directory search are counted: past
+// it, the total is "more than searchCap" (see SearchDirectory).
+const searchCap = 200
+
+// ListUsers returns one page of a directory, its search (when not empty)
+// already escaped for LIKE.
+func (s *Store) ListUsers(ctx context.Context, dir domain.Directory, search string, page domain.Page) ([]domain.User, domain.PageOf, error) {
+	var users []domain.User
 	var err error
+	out := domain.PageOf{Page: page.Page, Limit: page.Limit}
 	if search == "" {
-		var rows []db.ListDirectoryRow
-		rows, err = s.q(ctx).ListDirectory(ctx, db.ListDirectoryParams{Roles: roles, Actives: actives, SelfID: self, PageLimit: limit, PageOffset: offset})
-		for _, r := range rows {
-			users, total = append(users, r.User), r.Total
-		}
-		if err == nil && len(rows) == 0 { // past the last page: no row carries the total
-			total, err = s.q(ctx).CountDirectory(ctx, db.CountDirectoryParams{Roles: roles, Actives: actives, SelfID: self})
-		}
+		users, out.TotalItems, err = s.directory(ctx, dir, page)
 	} else {
-		pattern := "%" + strings.ToLower(search) + "%"
-		var rows []db.SearchDirectoryRow
-		rows, err = s.q(ctx).SearchDirectory(ctx, db.SearchDirectoryParams{Roles: roles, Actives: actives, SelfID: self, Pattern: pattern, PageLimit: limit, PageOffset: offset})
-		for _, r := range rows {
-			users, total = append(users, r.User), r.Total
-		}
-		if err == nil && len(rows) == 0 {
-			total, err = s.q(ctx).CountDirectorySearch(ctx, db.CountDirectorySearchParams{Roles: roles, Actives: actives, SelfID: self, Pattern: pattern})
-		}
+		users, out, err = s.searchDirectory(ctx, dir, "%"+strings.ToLower(search)+"%", page)
 	}
 	if err != nil {
-		return nil, 0, translate(err)
+		return nil, domain.PageOf{}, translate(err)
 	}
-	out := make([]domain.User, len(users))
-	for i, u := range users {
-		out[i] = toUser(u)
+	return users, out, nil
+}
+
+func (s *Store) directory(ctx context.Context, dir domain.Directory, page domain.Page) ([]domain.User, int, error) {
+	self := optionalID(dir.Self)
+	rows, err := s.q(ctx).ListDirectory(ctx, db.ListDirectoryParams{
+		Roles: dir.Roles, Actives: dir.Actives(), SelfID: self, PageLimit: int32(page.Limit), PageOffset: int32(page.Offset()),
+	})
+	if err != nil {
+		return nil, 0, err
 	}
-	return out, int(total), nil
+	users, total := make([]domain.User, len(rows)), int64(0)
+	for i, r := range rows {
+		users[i], total = toUser(r.User), r.Total
+	}
+	if len(rows) == 0 { // past the last page: no row carries the total
+		total, err = s.q(ctx).CountDirectory(ctx, db.CountDirectoryParams{Roles: dir.Roles, Actives: dir.Actives(), SelfID: self})
+	}
+	return users, int(total), err
+}
+
+func (s *Store) searchDirectory(ctx context.Context, dir domain.Directory, pattern string, page domain.Page) ([]domain.User, domain.PageOf, error) {
+	self, out := optionalID(dir.Self), domain.PageOf{Page: page.Page, Limit: page.Limit}
+	rows, err := s.q(ctx).SearchDirectory(ctx, db.SearchDirectoryParams{
+		Roles: dir.Roles, Actives: dir.Actives(), SelfID: self, Pattern: pattern, ProbeLimit: searchCap + 1,
+		PageLimit: int32(page.Limit), PageOffset: int32(page.Offset()),
+	})
+	if err != nil {
+		return nil, out, err
+	}
+	users, total := make([]domain.User, len(rows)), int64(0)
+	for i, r := range rows {
+		users[i], total = toUser(r.User), r.Total
+	}
+	if len(rows) == 0 {
+		total, err = s.q(ctx).CountDirectorySearch(ctx, db.CountDirectorySearchParams{
+			Roles: dir.Roles, Actives: dir.Actives(), SelfID: self, Pattern: pattern, ProbeLimit: searchCap + 1,
+		})
+		if err != nil {
+			return nil, out, err
+		}
+	}
+	if total <= searchCap {
+		out.TotalItems = int(total)
+		return users, out, nil
+	}
+	// Many match: the page in name order, and one more to tell whether another page follows.
+	named, err := s.q(ctx).SearchDirectoryByName(ctx, db.SearchDirectoryByNameParams{
+		Roles: dir.Roles, Actives: dir.Actives(), SelfID: self, Pattern: pattern,
+		PageLimit: int32(page.Limit) + 1, PageOffset: int32(page.Offset()),
+	})
+	if err != nil {
+		return nil, out, err
+	}
+	out.More = len(named) > page.Limit
+	users = make([]domain.User, 0, min(len(named), page.Limit))
+	for _, r := range named[:min(len(named), page.Limit)] {
+		users = append(users, toUser(r.User))
+	}
+	out.TotalItems, out.AtLeast = max(searchCap, page.Offset()+len(users)), true
+	return users, out, nil
 }
 
 // CountUsers counts accounts that were not deleted.

@@ -47,6 +47,15 @@ describe('UserPicker', () => {
     expect(mock.history.get[0].params).toEqual({ limit: 20 });
   });
 
+  it('says when more people match than the server counted', async () => {
+    const body = pageOf([ayesha], 1, 10, 20);
+    mock.onGet('/users').reply(200, { ...body, pagination: { ...body.pagination, totalItems: 200, totalAtLeast: true } });
+    const { group } = renderPicker();
+    expect(
+      await within(group).findByText('Showing 1 of 200+ people: type a name to narrow the list.'),
+    ).toBeInTheDocument();
+  });
+
   it('waits, disabled and without asking, until enabled', async () => {
     const { group } = renderPicker({ enabled: false });
     expect(within(group).getByRole('searchbox')).toBeDisabled();

@@ -86,13 +86,15 @@ export function UserPicker({
   const options = selected && !found.some((user) => user.id === selected.id) ? [selected, ...found] : found;
   // The server's total counts the excluded person too when they match.
   const total = (data?.pagination?.totalItems ?? received.length) - (received.length - found.length);
+  const more = data?.pagination?.totalAtLeast ? '+' : '';
 
   let status: string;
   if (!enabled) status = texts.waiting ?? '';
   else if (isFetching) status = `Loading ${texts.many}…`;
   else if (isError) status = `The ${texts.many} could not be loaded. Type a name to try again.`;
   else if (found.length === 0) status = texts.none(search);
-  else if (total > found.length) status = `Showing ${found.length} of ${total} ${texts.many}: type a name to narrow the list.`;
+  else if (total > found.length)
+    status = `Showing ${found.length} of ${total}${more} ${texts.many}: type a name to narrow the list.`;
   else status = found.length === 1 ? `1 ${texts.one}` : `${found.length} ${texts.many}`;
 
   const describedBy = [`${id}-status`, error ? `${id}-error` : ''].filter(Boolean).join(' ');

@@ -62,6 +62,8 @@ export interface Pagination {
   totalItems: number;
   hasPrevPage: boolean;
   hasNextPage: boolean;
+  /** totalItems is a lower bound: a search matching many people stops counting them. */
+  totalAtLeast?: boolean;
 }
 
 /** A paged list: `{message, data: [...], pagination}`. */

@@ -45,24 +45,30 @@ func (q *Queries) CountDirectory(ctx context.Context, arg CountDirectoryParams) 
 }
 
 const countDirectorySearch = `-- name: CountDirectorySearch :one
-SELECT count(*) FROM users c
-WHERE c.deleted_at IS NULL AND c.search_text LIKE $1::text
-  AND ((c.role = ANY ($2::text[]) AND c.active = ANY ($3::boolean[])) OR c.id = $4::uuid)
+SELECT count(*) FROM (
+    SELECT 1 FROM users c
+    WHERE c.deleted_at IS NULL AND c.search_text LIKE $1::text
+      AND ((c.role = ANY ($2::text[]) AND c.active = ANY ($3::boolean[])) OR c.id = $4::uuid)
+    LIMIT $5
+) m
 `
 
 type CountDirectorySearchParams struct {
-	Pattern string
-	Roles   []string
-	Actives []bool
-	SelfID  pgtype.UUID
+	Pattern    string
+	Roles      []string
+	Actives    []bool
+	SelfID     pgtype.UUID
+	ProbeLimit int32
 }
 
+// How many match, up to @probe_limit (see SearchDirectory).
 func (q *Queries) CountDirectorySearch(ctx context.Context, arg CountDirectorySearchParams) (int64, error) {
 	row := q.db.QueryRow(ctx, countDirectorySearch,
 		arg.Pattern,
 		arg.Roles,
 		arg.Actives,
 		arg.SelfID,
+		arg.ProbeLimit,
 	)
 	var count int64
 	err := row.Scan(&count)
@@ -309,12 +315,14 @@ func (q *Queries) LockAdmins(ctx context.Context) error {
 }
 
 const searchDirectory = `-- name: SearchDirectory :many
+
 WITH matches AS MATERIALIZED (
     SELECT u.id, u.lastname, u.firstname FROM users u
     WHERE u.deleted_at IS NULL AND u.search_text LIKE $1::text
       AND ((u.role = ANY ($2::text[]) AND u.active = ANY ($3::boolean[])) OR u.id = $4::uuid)
+    LIMIT $5
 ), page AS (
-    SELECT id FROM matches ORDER BY lastname, firstname, id LIMIT $6 OFFSET $5
+    SELECT id FROM matches ORDER BY lastname, firstname, id LIMIT $7 OFFSET $6
 )
 SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text, (SELECT count(*) FROM matches)::bigint AS total
 FROM page JOIN users u ON u.id = page.id
@@ -326,6 +334,7 @@ type SearchDirectoryParams struct {
 	Roles      []string
 	Actives    []bool
 	SelfID     pgtype.UUID
+	ProbeLimit int32
 	PageOffset int32
 	PageLimit  int32
 }
@@ -335,16 +344,21 @@ type SearchDirectoryRow struct {
 	Total int64
 }
 
-// @pattern is a LIKE pattern in lower case, its wildcards escaped by the
-// caller. The matches are read once, through the trigram index, for both
-// the page and the total: walking the name index instead can read most of
-// the table when the matches sort late (measured in docs/performance.md).
+// A search reads at most @probe_limit of its matches through the trigram
+// index users_search_idx. When it finds fewer, they are all the matches:
+// the page is the first of them by name and the total is exact. When it
+// finds that many, the matches are common, and SearchDirectoryByName finds
+// the page by walking the names in order instead, soon meeting enough of
+// them; the total is then "at least". Either way a search reads a bounded
+// number of rows, however many people match.
+// @pattern is a LIKE pattern in lower case, its wildcards escaped by the caller.
 func (q *Queries) SearchDirectory(ctx context.Context, arg SearchDirectoryParams) ([]SearchDirectoryRow, error) {
 	rows, err := q.db.Query(ctx, searchDirectory,
 		arg.Pattern,
 		arg.Roles,
 		arg.Actives,
 		arg.SelfID,
+		arg.ProbeLimit,
 		arg.PageOffset,
 		arg.PageLimit,
 	)
@@ -385,6 +399,87 @@ func (q *Queries) SearchDirectory(ctx context.Context, arg SearchDirectoryParams
 			&i.User.UpdatedAt,
 			&i.User.SearchText,
 			&i.Total,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const searchDirectoryByName = `-- name: SearchDirectoryByName :many
+SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text
+FROM users u
+WHERE u.deleted_at IS NULL AND (u.search_text || '') LIKE $1::text
+  AND ((u.role = ANY ($2::text[]) AND u.active = ANY ($3::boolean[])) OR u.id = $4::uuid)
+ORDER BY u.lastname, u.firstname, u.id
+LIMIT $6 OFFSET $5
+`
+
+type SearchDirectoryByNameParams struct {
+	Pattern    string
+	Roles      []string
+	Actives    []bool
+	SelfID     pgtype.UUID
+	PageOffset int32
+	PageLimit  int32
+}
+
+type SearchDirectoryByNameRow struct {
+	User User
+}
+
+// The page of a search with many matches, in name order through
+// users_name_idx. The LIKE is on a copy of search_text that the trigram
+// index does not cover, so the plan walks the names whatever the pattern.
+func (q *Queries) SearchDirectoryByName(ctx context.Context, arg SearchDirectoryByNameParams) ([]SearchDirectoryByNameRow, error) {
+	rows, err := q.db.Query(ctx, searchDirectoryByName,
+		arg.Pattern,
+		arg.Roles,
+		arg.Actives,
+		arg.SelfID,
+		arg.PageOffset,
+		arg.PageLimit,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SearchDirectoryByNameRow{}
+	for rows.Next() {
+		var i SearchDirectoryByNameRow
+		if err := rows.Scan(
+			&i.User.ID,
+			&i.User.Email,
+			&i.User.Username,
+			&i.User.PasswordHash,
+			&i.User.Role,
+			&i.User.Active,
+			&i.User.Verified,
+			&i.User.Firstname,
+			&i.User.Lastname,
+			&i.User.Phone,
+			&i.User.Dob,
+			&i.User.Gender,
+			&i.User.Address,
+			&i.User.City,
+			&i.User.State,
+			&i.User.Country,
+			&i.User.Zipcode,
+			&i.User.Bio,
+			&i.User.Taxid,
+			&i.User.Licensenumber,
+			&i.User.Insurancenumber,
+			&i.User.Bloodgroup,
+			&i.User.Primphysician,
+			&i.User.Specialization,
+			&i.User.DeletedAt,
+			&i.User.CreatedAt,
+			&i.User.UpdatedAt,
+			&i.User.SearchText,
 		); err != nil {
 			return nil, err
 		}

@@ -76,21 +76,38 @@ WHERE u.deleted_at IS NULL
 ORDER BY u.lastname, u.firstname, u.id
 LIMIT @page_limit OFFSET @page_offset;
 
+-- A search reads at most @probe_limit of its matches through the trigram
+-- index users_search_idx. When it finds fewer, they are all the matches:
+-- the page is the first of them by name and the total is exact. When it
+-- finds that many, the matches are common, and SearchDirectoryByName finds
+-- the page by walking the names in order instead, soon meeting enough of
+-- them; the total is then "at least". Either way a search reads a bounded
+-- number of rows, however many people match.
+
 -- name: SearchDirectory :many
--- @pattern is a LIKE pattern in lower case, its wildcards escaped by the
--- caller. The matches are read once, through the trigram index, for both
--- the page and the total: walking the name index instead can read most of
--- the table when the matches sort late (measured in docs/performance.md).
+-- @pattern is a LIKE pattern in lower case, its wildcards escaped by the caller.
 WITH matches AS MATERIALIZED (
     SELECT u.id, u.lastname, u.firstname FROM users u
     WHERE u.deleted_at IS NULL AND u.search_text LIKE @pattern::text
       AND ((u.role = ANY (@roles::text[]) AND u.active = ANY (@actives::boolean[])) OR u.id = sqlc.narg('self_id')::uuid)
+    LIMIT @probe_limit
 ), page AS (
     SELECT id FROM matches ORDER BY lastname, firstname, id LIMIT @page_limit OFFSET @page_offset
 )
 SELECT sqlc.embed(u), (SELECT count(*) FROM matches)::bigint AS total
 FROM page JOIN users u ON u.id = page.id
 ORDER BY u.lastname, u.firstname, u.id;
+
+-- name: SearchDirectoryByName :many
+-- The page of a search with many matches, in name order through
+-- users_name_idx. The LIKE is on a copy of search_text that the trigram
+-- index does not cover, so the plan walks the names whatever the pattern.
+SELECT sqlc.embed(u)
+FROM users u
+WHERE u.deleted_at IS NULL AND (u.search_text || '') LIKE @pattern::text
+  AND ((u.role = ANY (@roles::text[]) AND u.active = ANY (@actives::boolean[])) OR u.id = sqlc.narg('self_id')::uuid)
+ORDER BY u.lastname, u.firstname, u.id
+LIMIT @page_limit OFFSET @page_offset;
 
 -- name: CountDirectory :one
 SELECT ((SELECT coalesce(sum(c.users), 0) FROM user_counts c
@@ -100,9 +117,13 @@ SELECT ((SELECT coalesce(sum(c.users), 0) FROM user_counts c
              AND NOT (s.role = ANY (@roles::text[]) AND s.active = ANY (@actives::boolean[]))))::bigint AS users;
 
 -- name: CountDirectorySearch :one
-SELECT count(*) FROM users c
-WHERE c.deleted_at IS NULL AND c.search_text LIKE @pattern::text
-  AND ((c.role = ANY (@roles::text[]) AND c.active = ANY (@actives::boolean[])) OR c.id = sqlc.narg('self_id')::uuid);
+-- How many match, up to @probe_limit (see SearchDirectory).
+SELECT count(*) FROM (
+    SELECT 1 FROM users c
+    WHERE c.deleted_at IS NULL AND c.search_text LIKE @pattern::text
+      AND ((c.role = ANY (@roles::text[]) AND c.active = ANY (@actives::boolean[])) OR c.id = sqlc.narg('self_id')::uuid)
+    LIMIT @probe_limit
+) m;
 
 -- name: CountUsers :one
 SELECT coalesce(sum(users), 0)::bigint AS users FROM user_counts;

@@ -116,7 +116,7 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
       <p className="user-table__status" aria-live="polite">
         {loading
           ? 'Loading users…'
-          : `${pagination?.totalItems ?? rows.length} users${selected.size ? `, ${selected.size} selected` : ''}`}
+          : `${pagination?.totalItems ?? rows.length}${pagination?.totalAtLeast ? '+' : ''} users${selected.size ? `, ${selected.size} selected` : ''}`}
       </p>
 
       <div className="user-table__scroll">
@@ -218,6 +218,7 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
         </label>
         <p className="user-table__page">
           Page {currentPage} of {totalPages}
+          {pagination?.totalAtLeast ? '+' : ''}
         </p>
         <div className="user-table__nav">
           <button
