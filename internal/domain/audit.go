@@ -1,5 +1,10 @@
 package domain
 
+import (
+	"slices"
+	"time"
+)
+
 // AuditAction names what an audit entry records (S18). The values are what
 // the audit log stores and shows; they never change once written.
 type AuditAction string
@@ -63,3 +68,66 @@ type RequestMeta struct {
 	IP        string
 	UserAgent string
 }
+
+// IsAuditAction reports whether s names an action the server records.
+func IsAuditAction(s string) bool { return slices.Contains(auditActions, AuditAction(s)) }
+
+var auditActions = []AuditAction{
+	ActionRegister, ActionAccountConfirm, ActionCodeRequest, ActionLogin, ActionLogout, ActionRefreshReuse,
+	ActionPasswordReset, ActionPasswordChange, ActionProfileUpdate, ActionAccountDelete, ActionUserCreate,
+	ActionUserUpdate, ActionUpload, ActionView, ActionPreview, ActionDelete, ActionShare, ActionShareVerify,
+	ActionShareVoid, ActionShareRevoke, ActionShareExpired, ActionAccessDenied, ActionThrottled,
+	ActionIntegrityFailure,
+}
+
+// AuditRecord is an audit entry as it is read back, with the names of the
+// person who acted (blank for anonymous events and erased accounts).
+type AuditRecord struct {
+	ID        int64
+	CreatedAt time.Time
+	Actor     struct{ ID, Firstname, Lastname, Username string }
+	Action    AuditAction
+	Table     AuditTable
+	RecordID  string
+	IP        string
+	UserAgent string
+	Success   bool
+	Reason    string
+}
+
+// AuditFilter narrows the audit log; zero fields do not filter.
+type AuditFilter struct {
+	Search   string // already escaped for LIKE: part of the acting person's name, email or username
+	Action   AuditAction
+	Status   string    // "success" or "failure"
+	From, To time.Time // From included, To excluded
+}
+
+// AuditScope says which entries a reader sees (api.md, Audit): admins all
+// of them; a provider the events on images they uploaded and their own
+// actions; a patient the access history of every image about them and
+// their own sign-ins. The store reads it through the audit_audience table,
+// whose kinds these are.
+type AuditScope struct {
+	All    bool
+	UserID string
+	Kinds  []string
+}
+
+// AuditScopeOf is the scope of a reader.
+func AuditScopeOf(p *Principal) AuditScope {
+	switch p.User.Role {
+	case RoleAdmin:
+		return AuditScope{All: true}
+	case RoleProvider:
+		return AuditScope{UserID: p.User.ID, Kinds: []string{"owner", "signin", "actor"}}
+	default:
+		return AuditScope{UserID: p.User.ID, Kinds: []string{"subject", "signin"}}
+	}
+}
+
+// Reveals reports whether a reader in this scope sees where an entry came
+// from (IP address and browser): admins always, others for their own
+// actions only. Staff's and colleagues' addresses are theirs, not the
+// patient's.
+func (s AuditScope) Reveals(r AuditRecord) bool { return s.All || r.Actor.ID == s.UserID }

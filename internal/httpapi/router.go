@@ -60,6 +60,7 @@ func NewRouter(d Deps) http.Handler {
 				a.mountUsers(r)
 				a.mountImages(r)
 				a.mountSharing(r)
+				a.mountAudit(r)
 			})
 		}
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {

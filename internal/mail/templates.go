@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/medishare/medishare/internal/domain"
 )
 
 // Templates writes the product's mails. Plain text only: they carry codes
@@ -109,16 +111,8 @@ func (t Templates) ShareCode(to, firstname, sharer, shareID, code string, expire
 	}
 }
 
-// karachi is where the product shows its dates (product.md §9).
-var karachi = func() *time.Location {
-	if loc, err := time.LoadLocation("Asia/Karachi"); err == nil {
-		return loc
-	}
-	return time.FixedZone("PKT", 5*60*60)
-}()
-
 func expiryText(t time.Time) string {
-	return t.UTC().Format("2006-01-02 at 15:04 UTC") + " (" + t.In(karachi).Format("15:04 on 2 Jan") + " in Pakistan)"
+	return t.UTC().Format("2006-01-02 at 15:04 UTC") + " (" + t.In(domain.Zone).Format("15:04 on 2 Jan") + " in Pakistan)"
 }
 
 const signature = "\nMediShare\n"

@@ -487,13 +487,16 @@ func (s *ImageService) Delete(ctx context.Context, p *domain.Principal, id strin
 	}
 	var key, previewKey string
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		// Recorded first, while the image is there to say whose it was (the
+		// entry joins its patient's access history).
+		if err := record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionDelete, Table: domain.TableImages, RecordID: im.ID, Success: true}); err != nil {
+			return err
+		}
 		if previewKey, err = s.store.DeletePreview(ctx, im.ID); err != nil {
 			return err
 		}
-		if key, err = s.store.DeleteImage(ctx, im.ID); err != nil {
-			return err
-		}
-		return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionDelete, Table: domain.TableImages, RecordID: im.ID, Success: true})
+		key, err = s.store.DeleteImage(ctx, im.ID)
+		return err
 	})
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ type Store interface {
 	UserStore
 	ImageStore
 	SharingStore
+	AuditStore
 }
 
 // Config is what the services are built from.
@@ -46,6 +47,7 @@ type Services struct {
 	Users        *UserService
 	Images       *ImageService
 	Sharing      *SharingService
+	Audit        *AuditService
 	Links        *Links
 	Tokens       *Tokens
 	// Background runs work after responses; Wait for it before exiting.
@@ -66,6 +68,7 @@ func New(c Config) *Services {
 		Users:        NewUserService(c.Store, c.Passwords, c.Now),
 		Images:       NewImageService(c.Store, c.Blobs, c.Keys, c.Logger, c.Now, c.Previews),
 		Sharing:      NewSharingService(c.Store, c.Secrets, outbox, c.Templates, c.Now),
+		Audit:        NewAuditService(c.Store),
 		Links:        links,
 		Tokens:       tokens,
 		Background:   background,

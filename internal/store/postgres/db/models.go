@@ -11,6 +11,12 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type AuditAudience struct {
+	UserID  uuid.UUID
+	EntryID int64
+	Kind    string
+}
+
 type AuditHead struct {
 	OnlyRow bool
 	ID      int64

@@ -1,0 +1,189 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/testutil/apptest"
+)
+
+// auditPage is one page of GET /api/audit/logs as p sees it.
+func auditPage(t *testing.T, p *apptest.Person, query string) *apptest.Response {
+	t.Helper()
+	r := p.Do(t, "GET", "/api/audit/logs?"+query, nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("audit logs ?%s as %s: %d %s", query, p.Role, r.Status, r.Raw)
+	}
+	return r
+}
+
+// entriesAbout are the actions of a page's entries about one record, as
+// "action:username", newest first.
+func entriesAbout(r *apptest.Response, recordID string) []string {
+	var out []string
+	for _, e := range r.List() {
+		if e["recordId"] == recordID {
+			who := "-"
+			if u, ok := e["user"].(map[string]any); ok {
+				who = u["username"].(string)
+			}
+			out = append(out, e["actiontype"].(string)+":"+who)
+		}
+	}
+	return out
+}
+
+func TestAuditLogScopes(t *testing.T) {
+	app := apptest.New(t)
+	provider := app.SignUp(t, domain.RoleProvider)
+	colleague := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	other := app.SignUp(t, domain.RolePatient)
+	admin := app.SignUp(t, domain.RoleAdmin)
+
+	// The provider uploads an image of the patient and one of another
+	// patient; a colleague is given the first and opens it.
+	mine := sharedImage(t, provider, patient.ID)
+	theirs := sharedImage(t, provider, other.ID)
+	shareID, code := share(t, app, provider, colleague, mine, nil)
+	if r := verify(t, colleague, shareID, code); r.Status != http.StatusOK {
+		t.Fatalf("verify: %d %s", r.Status, r.Raw)
+	}
+	if s := contentStatus(t, colleague, mine); s != http.StatusOK {
+		t.Fatalf("colleague's view: %d", s)
+	}
+
+	// The patient's access history: who did what to the image about them,
+	// newest first, and their own sign-in; nothing about the other patient.
+	r := auditPage(t, patient, "limit=20")
+	got := entriesAbout(r, mine)
+	want := []string{"view:" + colleague.Username, "upload:" + provider.Username}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("patient's history of their image: %v, want %v", got, want)
+	}
+	if n := len(entriesAbout(r, shareID)); n != 2 { // shared, verified
+		t.Errorf("patient sees %d entries about the share, want 2 (share and verify)", n)
+	}
+	if n := len(entriesAbout(r, theirs)); n != 0 {
+		t.Errorf("patient sees %d entries about another patient's image", n)
+	}
+	signIns := 0
+	for _, e := range r.List() {
+		if e["actiontype"] == "login" {
+			signIns++
+			if e["user"].(map[string]any)["username"] != patient.Username || e["ipaddress"] == "" {
+				t.Errorf("patient's sign-in: %v", e)
+			}
+		}
+		if e["actiontype"] == "view" && e["ipaddress"] != "" {
+			t.Errorf("the colleague's address is shown to the patient: %v", e)
+		}
+	}
+	if signIns != 1 {
+		t.Errorf("patient sees %d sign-ins, want their own one", signIns)
+	}
+
+	// The uploading provider sees the events on both their images and their
+	// own actions; the colleague only their own actions.
+	r = auditPage(t, provider, "limit=20")
+	if n := len(entriesAbout(r, mine)); n != 2 {
+		t.Errorf("provider sees %d entries about their image, want 2", n)
+	}
+	if n := len(entriesAbout(r, theirs)); n != 1 {
+		t.Errorf("provider sees %d entries about their other image, want 1", n)
+	}
+	r = auditPage(t, colleague, "limit=20")
+	if n := len(entriesAbout(r, mine)); n != 1 { // their view, not the upload
+		t.Errorf("colleague sees %d entries about the image, want their own view", n)
+	}
+
+	// Admins see everything, and filter it.
+	r = auditPage(t, admin, "limit=20&action=view")
+	if got := entriesAbout(r, mine); len(got) != 1 || len(r.List()) != 1 {
+		t.Errorf("admin's views: %v of %d", got, len(r.List()))
+	}
+	r = auditPage(t, admin, "limit=20&search="+url.QueryEscape(colleague.Username))
+	for _, e := range r.List() {
+		if e["user"].(map[string]any)["username"] != colleague.Username {
+			t.Errorf("search by username found %v", e)
+		}
+	}
+	if len(r.List()) < 3 { // sign-in, verify, view
+		t.Errorf("search by username found %d entries", len(r.List()))
+	}
+
+	// A failed sign-in is the patient's to see, as a failure.
+	if r := patient.Do(t, "POST", "/api/auth/login", map[string]string{"email": patient.Email, "password": "wrong password 1!"}); r.Status != http.StatusUnauthorized {
+		t.Fatalf("wrong password: %d", r.Status)
+	}
+	r = auditPage(t, patient, "limit=5&status=failure")
+	if len(r.List()) != 1 || r.List()[0]["actiontype"] != "login" || r.List()[0]["status"] != "failure" {
+		t.Errorf("patient's failures: %s", r.Raw)
+	}
+
+	// Dates are days in Pakistan time, both ends included.
+	today := time.Now().In(domain.Zone).Format("2006-01-02")
+	tomorrow := time.Now().In(domain.Zone).AddDate(0, 0, 1).Format("2006-01-02")
+	if n := len(auditPage(t, patient, "limit=20&from="+today+"&to="+today).List()); n == 0 {
+		t.Error("nothing found today")
+	}
+	if n := len(auditPage(t, patient, "limit=20&from="+tomorrow).List()); n != 0 {
+		t.Errorf("%d entries found from tomorrow", n)
+	}
+
+	// Deleting the image is in the patient's history too.
+	if r := provider.Do(t, "DELETE", "/api/upload/image/"+mine, nil); r.Status != http.StatusOK {
+		t.Fatalf("delete: %d %s", r.Status, r.Raw)
+	}
+	if got := entriesAbout(auditPage(t, patient, "limit=5"), mine); len(got) == 0 || got[0] != "delete:"+provider.Username {
+		t.Errorf("patient's history after the delete: %v", got)
+	}
+}
+
+func TestAuditLogPagesAndRefusals(t *testing.T) {
+	app := apptest.New(t)
+	patient := app.SignUp(t, domain.RolePatient)
+	for i := 0; i < 6; i++ {
+		patient.SignIn(t)
+	}
+	// Seven sign-ins: pages of five, newest first.
+	first := auditPage(t, patient, "limit=5")
+	p := first.Body["pagination"].(map[string]any)
+	if len(first.List()) != 5 || p["totalItems"] != float64(7) || p["totalPages"] != float64(2) || p["hasNextPage"] != true {
+		t.Fatalf("page 1: %d entries, %v", len(first.List()), p)
+	}
+	second := auditPage(t, patient, "limit=5&page=2")
+	if len(second.List()) != 2 || second.List()[0]["id"].(float64) >= first.List()[4]["id"].(float64) {
+		t.Errorf("page 2: %s", second.Raw)
+	}
+
+	for _, tc := range []struct{ query, field string }{
+		{"limit=7", "limit"},
+		{"action=dance", "action"},
+		{"status=maybe", "status"},
+		{"from=yesterday", "from"},
+		{"to=2026-13-01", "to"},
+		{"from=2026-05-02&to=2026-05-01", "to"},
+	} {
+		r := patient.Do(t, "GET", "/api/audit/logs?"+tc.query, nil)
+		if r.Status != http.StatusUnprocessableEntity || !hasFieldError(r, tc.field) {
+			t.Errorf("?%s: %d %s", tc.query, r.Status, r.Raw)
+		}
+	}
+	if r := app.Client().Do(t, "GET", "/api/audit/logs", nil); r.Status != http.StatusUnauthorized {
+		t.Errorf("anonymous: %d", r.Status)
+	}
+}
+
+func hasFieldError(r *apptest.Response, field string) bool {
+	errs, _ := r.Body["errors"].([]any)
+	for _, e := range errs {
+		if e.(map[string]any)["field"] == field {
+			return true
+		}
+	}
+	return false
+}

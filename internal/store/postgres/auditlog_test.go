@@ -1,0 +1,117 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/store/postgres"
+	"github.com/medishare/medishare/internal/testutil/pgtest"
+)
+
+// audienceOf lists who may read the entries about one record, as "kind:userID".
+func audienceOf(t *testing.T, db *postgres.DB, recordID string) map[string]bool {
+	t.Helper()
+	rows, err := db.Pool.Query(context.Background(),
+		`SELECT v.kind || ':' || v.user_id FROM audit_audience v JOIN audit_log a ON a.id = v.entry_id WHERE a.record_id = $1`, recordID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out[s] = true
+	}
+	return out
+}
+
+// TestAuditAudience: each entry about an image reaches its patient and its
+// uploader, and the person who acted; entries written before the migration
+// that introduced the audience get theirs when it runs.
+func TestAuditAudience(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	db, err := postgres.Open(ctx, url, postgres.PoolOptions{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	store := postgres.NewStore(db)
+	provider, patient, colleague := newUser(t, store, domain.RoleProvider), newUser(t, store, domain.RolePatient), newUser(t, store, domain.RoleProvider)
+	image := uuid.NewString()
+	if err := store.CreateImage(ctx, testImage(image, provider.ID, patient.ID)); err != nil {
+		t.Fatal(err)
+	}
+	view := domain.AuditEntry{ActorID: colleague.ID, Action: domain.ActionView, Table: domain.TableImages, RecordID: image, Success: true}
+	own := domain.AuditEntry{ActorID: provider.ID, Action: domain.ActionView, Table: domain.TableImages, RecordID: image, Success: true}
+	junk := domain.AuditEntry{ActorID: colleague.ID, Action: domain.ActionAccessDenied, Table: domain.TableImages, RecordID: "not-a-uuid"}
+	write := func(entries ...domain.AuditEntry) {
+		t.Helper()
+		for _, e := range entries {
+			if err := store.AppendAudit(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want := func(recordID string, kinds ...string) {
+		t.Helper()
+		got := audienceOf(t, db, recordID)
+		if len(got) != len(kinds) {
+			t.Errorf("audience of %s: %v, want %v", recordID, got, kinds)
+		}
+		for _, k := range kinds {
+			if !got[k] {
+				t.Errorf("audience of %s: %v lacks %s", recordID, got, k)
+			}
+		}
+	}
+
+	// Written before the audience existed: the migration fills it in.
+	m, err := postgres.NewMigrator(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := m.DownTo(ctx, 7); err != nil {
+		t.Fatal(err)
+	}
+	write(view)
+	if err := m.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want(image, "subject:"+patient.ID, "owner:"+provider.ID, "actor:"+colleague.ID)
+
+	// Written after: the trigger. The uploader acting on their own image is
+	// one row, as its owner; a record id that is no uuid reaches only the actor.
+	write(own, junk)
+	got := audienceOf(t, db, image)
+	if len(got) != 3 {
+		t.Errorf("audience after the uploader's own view: %v", got)
+	}
+	want("not-a-uuid", "actor:"+colleague.ID)
+	var ownRows int
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM audit_audience v JOIN audit_log a ON a.id = v.entry_id
+		WHERE a.actor_id = $1 AND v.user_id = $1`, provider.ID).Scan(&ownRows); err != nil || ownRows != 1 {
+		t.Errorf("the uploader's own view: %d rows of theirs (%v), want 1", ownRows, err)
+	}
+
+	// Pages past the count's cap: a lower bound, and whether more follow.
+	for range 1002 {
+		write(domain.AuditEntry{ActorID: patient.ID, Action: domain.ActionLogin, Table: domain.TableUsers, RecordID: patient.ID, Success: true})
+	}
+	scope := domain.AuditScope{UserID: patient.ID, Kinds: []string{"subject", "signin"}}
+	_, page, err := store.ListAudit(ctx, scope, domain.AuditFilter{}, domain.Page{Page: 1, Limit: 20})
+	if err != nil || !page.AtLeast || page.TotalItems != 1000 || !page.More {
+		t.Errorf("page 1 of 1004: %+v %v", page, err)
+	}
+	records, page, err := store.ListAudit(ctx, scope, domain.AuditFilter{}, domain.Page{Page: 51, Limit: 20})
+	if err != nil || len(records) != 4 || page.More || page.TotalPages() != 51 {
+		t.Errorf("page 51 of 1004 (two views and the sign-ins): %d records, %+v (%d pages) %v", len(records), page, page.TotalPages(), err)
+	}
+}
