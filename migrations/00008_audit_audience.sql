@@ -25,6 +25,8 @@ RETURNS TABLE (user_id uuid, entry_id bigint, kind text)
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
     img uuid;
+    patient uuid;
+    uploader uuid;
 BEGIN
     IF p_record ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN
         IF p_table = 'images' THEN
@@ -32,17 +34,19 @@ BEGIN
         ELSIF p_table = 'shares' THEN
             SELECT s.image_id INTO img FROM shares s WHERE s.id = p_record::uuid;
         END IF;
+        IF img IS NOT NULL THEN
+            SELECT i.patient_id, i.uploader_id INTO patient, uploader FROM images i WHERE i.id = img;
+        END IF;
     END IF;
-    RETURN QUERY
-    SELECT DISTINCT ON (v.uid) v.uid, p_entry, v.k
-    FROM (
-        SELECT i.patient_id AS uid, 'subject' AS k, 1 AS rank FROM images i WHERE i.id = img
-        UNION ALL
-        SELECT i.uploader_id, 'owner', 2 FROM images i WHERE i.id = img
-        UNION ALL
-        SELECT p_actor, CASE WHEN p_action = 'login' THEN 'signin' ELSE 'actor' END, 3 WHERE p_actor IS NOT NULL
-    ) v
-    ORDER BY v.uid, v.rank;
+    IF patient IS NOT NULL THEN
+        user_id := patient; entry_id := p_entry; kind := 'subject'; RETURN NEXT;
+    END IF;
+    IF uploader IS NOT NULL AND uploader IS DISTINCT FROM patient THEN
+        user_id := uploader; entry_id := p_entry; kind := 'owner'; RETURN NEXT;
+    END IF;
+    IF p_actor IS NOT NULL AND p_actor IS DISTINCT FROM patient AND p_actor IS DISTINCT FROM uploader THEN
+        user_id := p_actor; entry_id := p_entry; kind := CASE WHEN p_action = 'login' THEN 'signin' ELSE 'actor' END; RETURN NEXT;
+    END IF;
 END
 $$;
 -- +goose StatementEnd
@@ -68,6 +72,9 @@ CREATE TRIGGER audit_log_audience AFTER INSERT ON audit_log FOR EACH ROW EXECUTE
 -- The admin's filters, each read newest first through its own index.
 CREATE INDEX audit_log_action_idx ON audit_log (action, id);
 CREATE INDEX audit_log_failure_idx ON audit_log (id) WHERE status = 'failure';
+-- A time range, newest first by time.
+DROP INDEX audit_log_created_idx;
+CREATE INDEX audit_log_created_idx ON audit_log (created_at, id);
 -- A search by username (names and email are in users.search_text).
 CREATE INDEX users_username_trgm_idx ON users USING gin (lower(username) gin_trgm_ops) WHERE deleted_at IS NULL;
 
@@ -75,6 +82,8 @@ CREATE INDEX users_username_trgm_idx ON users USING gin (lower(username) gin_trg
 DROP INDEX users_username_trgm_idx;
 DROP INDEX audit_log_failure_idx;
 DROP INDEX audit_log_action_idx;
+DROP INDEX audit_log_created_idx;
+CREATE INDEX audit_log_created_idx ON audit_log (created_at);
 DROP TRIGGER audit_log_audience ON audit_log;
 DROP FUNCTION audit_audience_add();
 DROP FUNCTION audit_audience_of(bigint, uuid, text, text, text);

@@ -274,7 +274,7 @@ const benchSearch = "nders"
 // transaction per upload, as in use, never leaves; the full vacuum of the
 // small counter tables clears them, and the plain one sets the visibility
 // map and statistics as autovacuum would.
-var vacuumAfterSeeding = []string{"VACUUM FULL image_counts, user_counts, uploader_patients, share_counts", "VACUUM ANALYZE"}
+var vacuumAfterSeeding = []string{"VACUUM FULL image_counts, user_counts, uploader_patients, share_counts, audit_head", "VACUUM ANALYZE"}
 
 func sqlTextArray(ss []string) string {
 	q := make([]string, len(ss))
@@ -311,18 +311,36 @@ SELECT gen_random_uuid(), t.uploader_id, coalesce(p.a[1 + g %% cardinality(p.a)]
 FROM t, p, generate_series(%d, %d) g`, templateID, from, to)
 }
 
-// seedAuditSQL appends entries from..to through the chaining trigger, as the
-// server does (each entry hashed onto the previous one, so the chain
-// verifies): a mix of sign-ins, views, previews and uploads by the seeded
-// users.
-func seedAuditSQL(from, to int) string {
-	return fmt.Sprintf(`WITH u AS (SELECT array_agg(id ORDER BY email) AS a FROM users)
-INSERT INTO audit_log (id, actor_id, action, table_name, record_id, ip, user_agent, status, reason, prev_hash, hash)
-SELECT 0, u.a[1 + g %% cardinality(u.a)], (ARRAY['login','view','preview','upload','view','login','share','view'])[1 + g %% 8],
-       CASE WHEN g %% 8 IN (0, 5) THEN '' ELSE 'images' END, CASE WHEN g %% 8 IN (0, 5) THEN '' ELSE md5(g::text)::uuid::text END,
+// seedAuditSQL is the statements that append entries from..to through the
+// chaining and audience triggers, as the server writes them (each entry
+// hashed onto the previous one, so the chain verifies, and its readers
+// derived from its image): a mix of sign-ins, views, previews, uploads and
+// shares by the seeded people, about the seeded images. People and images
+// are numbered in tables of their own first, so that each entry finds its
+// own by key. The entries go in statements of a thousand: within one
+// transaction every entry adds a version of the chain's head row, and
+// reading the head walks them.
+func seedAuditSQL(from, to int) []string {
+	stmts := []string{
+		"DROP TABLE IF EXISTS bench_actors, bench_images",
+		"CREATE UNLOGGED TABLE bench_actors AS SELECT (row_number() OVER (ORDER BY email) - 1)::int AS n, id FROM users",
+		"ALTER TABLE bench_actors ADD PRIMARY KEY (n)",
+		"CREATE UNLOGGED TABLE bench_images AS SELECT (row_number() OVER (ORDER BY id) - 1)::int AS n, id FROM images",
+		"ALTER TABLE bench_images ADD PRIMARY KEY (n)",
+		"ANALYZE bench_actors, bench_images",
+	}
+	for f := from; f <= to; f += 1000 {
+		stmts = append(stmts, fmt.Sprintf(`INSERT INTO audit_log (id, actor_id, action, table_name, record_id, ip, user_agent, status, reason, prev_hash, hash)
+SELECT 0, a.id, (ARRAY['login','view','preview','upload','view','login','share','view'])[1 + g %% 8],
+       CASE WHEN g %% 8 IN (0, 5) THEN '' ELSE 'images' END, CASE WHEN g %% 8 IN (0, 5) THEN '' ELSE i.id::text END,
        '10.0.' || (g %% 200) || '.' || (g %% 250), 'Mozilla/5.0 (benchmark)', CASE WHEN g %% 50 = 0 THEN 'failure' ELSE 'success' END,
        '', '\x'::bytea, '\x'::bytea
-FROM u, generate_series(%d, %d) g`, from, to)
+FROM generate_series(%d, %d) g
+JOIN bench_actors a ON a.n = g %% (SELECT max(n) + 1 FROM bench_actors)
+JOIN bench_images i ON i.n = (g::bigint * 7919) %% (SELECT max(n) + 1 FROM bench_images)
+ORDER BY g`, f, min(f+999, to)))
+	}
+	return append(stmts, "DROP TABLE bench_actors, bench_images")
 }
 
 func median(xs []float64) float64 {

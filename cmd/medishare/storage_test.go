@@ -121,6 +121,14 @@ func countObjects(dir string) int {
 // the demo patient's id.
 func signInDemoProvider(t testing.TB, env map[string]string, base string) (string, string) {
 	t.Helper()
+	token, _ := signInDemo(t, env, base, "healthProvider")
+	_, patientID := signInDemo(t, env, base, "patient")
+	return token, patientID
+}
+
+// signInDemo signs the demo account of role in and returns its token and id.
+func signInDemo(t testing.TB, env map[string]string, base, role string) (string, string) {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(env["MEDISHARE_DATA_DIR"], "demo-accounts.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -129,26 +137,21 @@ func signInDemoProvider(t testing.TB, env map[string]string, base string) (strin
 	if err := json.Unmarshal(b, &accounts); err != nil {
 		t.Fatal(err)
 	}
-	login := func(role string) (string, string) {
-		a := accounts[role]
-		resp, err := http.Post(base+"/api/auth/login", "application/json",
-			strings.NewReader(fmt.Sprintf(`{"email":%q,"password":%q}`, a.Email, a.Password)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out struct {
-			Data struct {
-				Token string
-				User  struct{ ID string }
-			}
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Data.Token == "" {
-			t.Fatalf("login %s: %v", role, err)
-		}
-		return out.Data.Token, out.Data.User.ID
+	a := accounts[role]
+	resp, err := http.Post(base+"/api/auth/login", "application/json",
+		strings.NewReader(fmt.Sprintf(`{"email":%q,"password":%q}`, a.Email, a.Password)))
+	if err != nil {
+		t.Fatal(err)
 	}
-	token, _ := login("healthProvider")
-	_, patientID := login("patient")
-	return token, patientID
+	defer resp.Body.Close()
+	var out struct {
+		Data struct {
+			Token string
+			User  struct{ ID string }
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Data.Token == "" {
+		t.Fatalf("login %s: %v", role, err)
+	}
+	return out.Data.Token, out.Data.User.ID
 }

@@ -27,14 +27,16 @@ func (s *Store) conn(ctx context.Context) db.DBTX {
 	return s.db.Pool
 }
 
-// auditQuery is the FROM and WHERE of one view of the audit log. Its filters
-// combine freely, so it is built here rather than by sqlc: each combination
-// is its own statement text, and so gets its own plan, read through the
-// index that suits it (the reader's audience rows, the action, failures, or
-// the log itself newest first). Only fixed fragments go into the text; every
-// value is a parameter.
+// auditQuery is one view of the audit log: where its rows come from, the
+// conditions on them and their order. Its filters combine freely, so it is
+// built here rather than by sqlc: each combination is its own statement
+// text, and so gets its own plan, read through the index that suits it (the
+// reader's audience rows, an action, failures, a time range, one person's
+// actions, or the log itself newest first). Values from closed lists
+// (actions, statuses) are written into the text, so that the plan knows
+// them; everything else, and whatever a person typed, is a parameter.
 type auditQuery struct {
-	from  string
+	from  string // a relation "a" with the audit_log columns
 	where []string
 	args  []any
 	order string
@@ -45,33 +47,68 @@ func (q *auditQuery) arg(v any) string {
 	return fmt.Sprintf("$%d", len(q.args))
 }
 
-func newAuditQuery(scope domain.AuditScope, f domain.AuditFilter) *auditQuery {
+// auditSearchFew is how many people a search of the whole log may match
+// and still be read person by person; past it, the log is walked newest
+// first, which then soon finds a page.
+const auditSearchFew = 100
+
+// newAuditQuery builds the view. actors are the people a search of the
+// whole log matched, when they are few (see ListAudit); reach is how many
+// rows the statement reads at most (the count's cap, or a page and those
+// before it), which bounds each person's share of it.
+func newAuditQuery(scope domain.AuditScope, f domain.AuditFilter, actors []uuid.UUID, reach int) (*auditQuery, error) {
 	q := &auditQuery{from: "audit_log a", order: "a.id DESC"}
-	if !scope.All {
+	var conds []string
+	if f.Action != "" {
+		if !domain.IsAuditAction(string(f.Action)) { // never text that is not on the list
+			return nil, domain.Errorf(domain.EINVALID, "Unknown audit action.")
+		}
+		conds = append(conds, "a.action = '"+string(f.Action)+"'")
+	}
+	switch f.Status {
+	case "failure":
+		conds = append(conds, "a.status = 'failure'")
+	case "success":
+		conds = append(conds, "a.status = 'success'")
+	}
+	if !f.From.IsZero() {
+		conds = append(conds, "a.created_at >= "+q.arg(f.From))
+	}
+	if !f.To.IsZero() {
+		conds = append(conds, "a.created_at < "+q.arg(f.To))
+	}
+	if !f.From.IsZero() || !f.To.IsZero() { // newest first by time, through (created_at, id)
+		q.order = "a.created_at DESC, a.id DESC"
+	}
+	switch {
+	case !scope.All:
 		q.from = "audit_audience v JOIN audit_log a ON a.id = v.entry_id"
 		q.order = "v.entry_id DESC"
 		q.where = append(q.where, "v.user_id = "+q.arg(optionalID(scope.UserID)), "v.kind = ANY("+q.arg(scope.Kinds)+")")
+		if f.Search != "" {
+			q.where = append(q.where, q.searchFilter(f.Search))
+		}
+	case f.Search != "" && actors != nil:
+		// Each person's newest entries through (actor_id, id), merged: a
+		// page reads at most a page's worth of each person's entries.
+		inner := "SELECT * FROM audit_log a WHERE " + strings.Join(append([]string{"a.actor_id = s.id"}, conds...), " AND ") +
+			" ORDER BY " + q.order + " LIMIT " + q.arg(reach)
+		q.from = "unnest(" + q.arg(actors) + "::uuid[]) s(id) CROSS JOIN LATERAL (" + inner + ") a"
+		return q, nil
+	case f.Search != "":
+		q.where = append(q.where, q.searchFilter(f.Search))
 	}
-	if f.Action != "" {
-		q.where = append(q.where, "a.action = "+q.arg(string(f.Action)))
-	}
-	switch f.Status { // literals, so that the partial index of failures applies
-	case "failure":
-		q.where = append(q.where, "a.status = 'failure'")
-	case "success":
-		q.where = append(q.where, "a.status = 'success'")
-	}
-	if !f.From.IsZero() {
-		q.where = append(q.where, "a.created_at >= "+q.arg(f.From))
-	}
-	if !f.To.IsZero() {
-		q.where = append(q.where, "a.created_at < "+q.arg(f.To))
-	}
-	if f.Search != "" {
-		p := q.arg("%" + strings.ToLower(f.Search) + "%")
-		q.where = append(q.where, "a.actor_id IN (SELECT id FROM users WHERE deleted_at IS NULL AND (search_text LIKE "+p+" OR lower(username) LIKE "+p+"))")
-	}
-	return q
+	q.where = append(q.where, conds...)
+	return q, nil
+}
+
+// searchFilter keeps the entries by a person whose name, email or username
+// contains search. A subquery per entry, so that the log is walked in its
+// order and each entry's person looked up by key.
+func (q *auditQuery) searchFilter(search string) string {
+	p := q.arg("%" + strings.ToLower(search) + "%")
+	return "(SELECT u2.search_text LIKE " + p + " OR lower(u2.username) LIKE " + p +
+		" FROM users u2 WHERE u2.id = a.actor_id AND u2.deleted_at IS NULL)"
 }
 
 func (q *auditQuery) whereClause() string {
@@ -84,11 +121,29 @@ func (q *auditQuery) whereClause() string {
 // ListAudit returns one page of the audit log as scope sees it, newest first.
 func (s *Store) ListAudit(ctx context.Context, scope domain.AuditScope, f domain.AuditFilter, page domain.Page) ([]domain.AuditRecord, domain.PageOf, error) {
 	out := domain.PageOf{Page: page.Page, Limit: page.Limit}
-	q := newAuditQuery(scope, f)
+	var actors []uuid.UUID
+	if scope.All && f.Search != "" {
+		ids, err := s.q(ctx).AuditSearchActors(ctx, db.AuditSearchActorsParams{Pattern: "%" + strings.ToLower(f.Search) + "%", Probe: auditSearchFew + 1})
+		switch {
+		case err != nil:
+			return nil, out, translate(err)
+		case len(ids) == 0:
+			return []domain.AuditRecord{}, out, nil
+		case len(ids) <= auditSearchFew:
+			actors = ids
+		}
+	}
+	q, err := newAuditQuery(scope, f, actors, auditCountCap+1)
+	if err != nil {
+		return nil, out, err
+	}
 	var counted int
 	countSQL := fmt.Sprintf("SELECT count(*) FROM (SELECT 1 FROM %s%s LIMIT %d) t", q.from, q.whereClause(), auditCountCap+1)
 	if err := s.conn(ctx).QueryRow(ctx, countSQL, q.args...).Scan(&counted); err != nil {
 		return nil, out, translate(err)
+	}
+	if q, err = newAuditQuery(scope, f, actors, page.Offset()+page.Limit+1); err != nil {
+		return nil, out, err
 	}
 	limit, offset := q.arg(page.Limit+1), q.arg(page.Offset())
 	pageSQL := `SELECT a.id, a.created_at, a.actor_id, coalesce(u.firstname, ''), coalesce(u.lastname, ''), coalesce(u.username, ''),

@@ -115,3 +115,72 @@ func TestAuditAudience(t *testing.T) {
 		t.Errorf("page 51 of 1004 (two views and the sign-ins): %d records, %+v (%d pages) %v", len(records), page, page.TotalPages(), err)
 	}
 }
+
+// TestAuditSearchOfTheWholeLog: an admin's search finds the entries of the
+// people it matches, whether they are few (read person by person) or many
+// (the log walked newest first), combined with the other filters, and
+// nobody else's.
+func TestAuditSearchOfTheWholeLog(t *testing.T) {
+	ctx := context.Background()
+	_, store := auditStore(t)
+	all := domain.AuditScope{All: true}
+	var many []domain.User
+	for range 102 {
+		many = append(many, newUser(t, store, domain.RolePatient))
+	}
+	for i, u := range many {
+		for _, action := range []domain.AuditAction{domain.ActionLogin, domain.ActionView} {
+			if err := store.AppendAudit(ctx, domain.AuditEntry{ActorID: u.ID, Action: action, Success: i%2 == 0}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ids := func(records []domain.AuditRecord) []int64 {
+		out := make([]int64, len(records))
+		for i, r := range records {
+			out[i] = r.ID
+		}
+		return out
+	}
+	newestFirst := func(name string, records []domain.AuditRecord) {
+		t.Helper()
+		for i := 1; i < len(records); i++ {
+			if records[i].ID >= records[i-1].ID {
+				t.Errorf("%s: not newest first: %v", name, ids(records))
+			}
+		}
+	}
+
+	// One person (few): their two entries; with a filter, one.
+	one := many[7]
+	records, page, err := store.ListAudit(ctx, all, domain.AuditFilter{Search: one.Username}, domain.Page{Page: 1, Limit: 20})
+	if err != nil || len(records) != 2 || page.TotalItems != 2 || records[0].Actor.ID != one.ID || records[1].Actor.ID != one.ID {
+		t.Fatalf("search of one person: %d records, %+v, %v", len(records), page, err)
+	}
+	newestFirst("one person", records)
+	records, _, err = store.ListAudit(ctx, all, domain.AuditFilter{Search: one.Username, Action: domain.ActionView}, domain.Page{Page: 1, Limit: 20})
+	if err != nil || len(records) != 1 || records[0].Action != domain.ActionView {
+		t.Errorf("one person's views: %v %v", ids(records), err)
+	}
+
+	// Everybody (many: the walk): the newest page, failures only when asked.
+	records, page, err = store.ListAudit(ctx, all, domain.AuditFilter{Search: "clinic.test"}, domain.Page{Page: 2, Limit: 20})
+	if err != nil || len(records) != 20 || page.TotalItems != 204 || !page.More {
+		t.Fatalf("search of many, page 2: %d records, %+v, %v", len(records), page, err)
+	}
+	newestFirst("many", records)
+	records, page, err = store.ListAudit(ctx, all, domain.AuditFilter{Search: "clinic.test", Status: "failure"}, domain.Page{Page: 1, Limit: 20})
+	if err != nil || page.TotalItems != 102 {
+		t.Fatalf("failures of many: %+v, %v", page, err)
+	}
+	for _, r := range records {
+		if r.Success {
+			t.Errorf("a success among the failures: %+v", r)
+		}
+	}
+	// Nobody: an empty page.
+	records, page, err = store.ListAudit(ctx, all, domain.AuditFilter{Search: "nobody-at-all"}, domain.Page{Page: 1, Limit: 20})
+	if err != nil || len(records) != 0 || page.TotalItems != 0 {
+		t.Errorf("search of nobody: %v %+v %v", ids(records), page, err)
+	}
+}

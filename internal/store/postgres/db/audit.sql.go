@@ -8,6 +8,7 @@ package db
 import (
 	"context"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -81,6 +82,38 @@ func (q *Queries) AuditChain(ctx context.Context, arg AuditChainParams) ([]Audit
 			return nil, err
 		}
 		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const auditSearchActors = `-- name: AuditSearchActors :many
+SELECT id FROM users
+WHERE deleted_at IS NULL AND (search_text LIKE $1::text OR lower(username) LIKE $1::text)
+LIMIT $2
+`
+
+type AuditSearchActorsParams struct {
+	Pattern string
+	Probe   int32
+}
+
+// The people a search of the audit log matches, up to probe of them.
+func (q *Queries) AuditSearchActors(ctx context.Context, arg AuditSearchActorsParams) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, auditSearchActors, arg.Pattern, arg.Probe)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

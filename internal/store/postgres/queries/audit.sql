@@ -13,3 +13,9 @@ LIMIT @page_limit;
 
 -- name: ListAuditForRecord :many
 SELECT * FROM audit_log WHERE table_name = $1 AND record_id = $2 ORDER BY id;
+
+-- name: AuditSearchActors :many
+-- The people a search of the audit log matches, up to probe of them.
+SELECT id FROM users
+WHERE deleted_at IS NULL AND (search_text LIKE @pattern::text OR lower(username) LIKE @pattern::text)
+LIMIT @probe;
