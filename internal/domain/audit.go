@@ -103,6 +103,11 @@ type AuditFilter struct {
 	From, To time.Time // From included, To excluded
 }
 
+// IsZero reports whether the filter keeps every entry.
+func (f AuditFilter) IsZero() bool {
+	return f.Search == "" && f.Action == "" && f.Status == "" && f.From.IsZero() && f.To.IsZero()
+}
+
 // AuditScope says which entries a reader sees (api.md, Audit): admins all
 // of them; a provider the events on images they uploaded and their own
 // actions; a patient the access history of every image about them and

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -19,8 +20,11 @@ import (
 // would cost more than reading the page.
 const auditCountCap = 1000
 
-// conn is what the queries of this file run on: the transaction in ctx, or the pool.
-func (s *Store) conn(ctx context.Context) db.DBTX {
+// batcher is what a batch of this file's queries runs on: the transaction
+// in ctx, or the pool.
+func (s *Store) batcher(ctx context.Context) interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+} {
 	if tx, ok := ctx.Value(txKey{}).(pgx.Tx); ok {
 		return tx
 	}
@@ -40,6 +44,9 @@ type auditQuery struct {
 	where []string
 	args  []any
 	order string
+	// countFrom is what the count reads: from, or the audience rows alone
+	// when no condition needs the entries (an index-only count).
+	countFrom string
 }
 
 func (q *auditQuery) arg(v any) string {
@@ -88,6 +95,9 @@ func newAuditQuery(scope domain.AuditScope, f domain.AuditFilter, actors []uuid.
 		if f.Search != "" {
 			q.where = append(q.where, q.searchFilter(f.Search))
 		}
+		if f.Search == "" && len(conds) == 0 {
+			q.countFrom = "audit_audience v"
+		}
 	case f.Search != "" && actors != nil:
 		// Each person's newest entries through (actor_id, id), merged: a
 		// page reads at most a page's worth of each person's entries.
@@ -133,24 +143,36 @@ func (s *Store) ListAudit(ctx context.Context, scope domain.AuditScope, f domain
 			actors = ids
 		}
 	}
-	q, err := newAuditQuery(scope, f, actors, auditCountCap+1)
+	// The count and the page go to the database together, in one round trip.
+	var batch pgx.Batch
+	counter, err := newAuditQuery(scope, f, actors, auditCountCap+1)
 	if err != nil {
 		return nil, out, err
 	}
-	var counted int
-	countSQL := fmt.Sprintf("SELECT count(*) FROM (SELECT 1 FROM %s%s LIMIT %d) t", q.from, q.whereClause(), auditCountCap+1)
-	if err := s.conn(ctx).QueryRow(ctx, countSQL, q.args...).Scan(&counted); err != nil {
-		return nil, out, translate(err)
+	switch {
+	case scope.All && f.IsZero():
+		batch.Queue("SELECT entries FROM audit_head WHERE only_row") // exact, kept by the chaining trigger
+	case counter.countFrom != "":
+		batch.Queue(fmt.Sprintf("SELECT count(*) FROM (SELECT 1 FROM %s%s LIMIT %d) t", counter.countFrom, counter.whereClause(), auditCountCap+1), counter.args...)
+	default:
+		batch.Queue(fmt.Sprintf("SELECT count(*) FROM (SELECT 1 FROM %s%s LIMIT %d) t", counter.from, counter.whereClause(), auditCountCap+1), counter.args...)
 	}
-	if q, err = newAuditQuery(scope, f, actors, page.Offset()+page.Limit+1); err != nil {
+	q, err := newAuditQuery(scope, f, actors, page.Offset()+page.Limit+1)
+	if err != nil {
 		return nil, out, err
 	}
 	limit, offset := q.arg(page.Limit+1), q.arg(page.Offset())
-	pageSQL := `SELECT a.id, a.created_at, a.actor_id, coalesce(u.firstname, ''), coalesce(u.lastname, ''), coalesce(u.username, ''),
+	batch.Queue(`SELECT a.id, a.created_at, a.actor_id, coalesce(u.firstname, ''), coalesce(u.lastname, ''), coalesce(u.username, ''),
        a.action, a.table_name, a.record_id, a.ip, a.user_agent, a.status, a.reason
-FROM ` + q.from + ` LEFT JOIN users u ON u.id = a.actor_id` + q.whereClause() + `
-ORDER BY ` + q.order + ` LIMIT ` + limit + ` OFFSET ` + offset
-	rows, err := s.conn(ctx).Query(ctx, pageSQL, q.args...)
+FROM `+q.from+` LEFT JOIN users u ON u.id = a.actor_id`+q.whereClause()+`
+ORDER BY `+q.order+` LIMIT `+limit+` OFFSET `+offset, q.args...)
+	results := s.batcher(ctx).SendBatch(ctx, &batch)
+	defer func() { _ = results.Close() }() // both results are read below; Close reports nothing new
+	var counted int64
+	if err := results.QueryRow().Scan(&counted); err != nil && !errors.Is(err, pgx.ErrNoRows) { // no head: an empty log
+		return nil, out, translate(err)
+	}
+	rows, err := results.Query()
 	if err != nil {
 		return nil, out, translate(err)
 	}
@@ -171,8 +193,8 @@ ORDER BY ` + q.order + ` LIMIT ` + limit + ` OFFSET ` + offset
 	}
 	out.More = len(records) > page.Limit
 	records = records[:min(len(records), page.Limit)]
-	if counted <= auditCountCap {
-		out.TotalItems = counted
+	if scope.All && f.IsZero() || counted <= auditCountCap {
+		out.TotalItems = int(counted)
 	} else {
 		out.TotalItems, out.AtLeast = max(auditCountCap, page.Offset()+len(records)), true
 	}

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/google/uuid"
@@ -99,6 +100,23 @@ func TestAuditAudience(t *testing.T) {
 	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM audit_audience v JOIN audit_log a ON a.id = v.entry_id
 		WHERE a.actor_id = $1 AND v.user_id = $1`, provider.ID).Scan(&ownRows); err != nil || ownRows != 1 {
 		t.Errorf("the uploader's own view: %d rows of theirs (%v), want 1", ownRows, err)
+	}
+
+	// The head counts the entries; an append that rolls back is not counted.
+	var before int64
+	_, total, _ := store.ListAudit(ctx, domain.AuditScope{All: true}, domain.AuditFilter{}, domain.Page{Page: 1, Limit: 5})
+	before = int64(total.TotalItems)
+	_ = store.InTx(ctx, func(ctx context.Context) error {
+		if err := store.AppendAudit(ctx, own); err != nil {
+			t.Fatal(err)
+		}
+		return errors.New("roll back")
+	})
+	_, total, err = store.ListAudit(ctx, domain.AuditScope{All: true}, domain.AuditFilter{}, domain.Page{Page: 1, Limit: 5})
+	var counted int64
+	_ = db.Pool.QueryRow(ctx, "SELECT count(*) FROM audit_log").Scan(&counted)
+	if err != nil || int64(total.TotalItems) != before || counted != before || total.AtLeast {
+		t.Errorf("after a rolled back append: total %+v (was %d), %d in the log, %v", total, before, counted, err)
 	}
 
 	// Pages past the count's cap: a lower bound, and whether more follow.

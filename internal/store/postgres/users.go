@@ -217,7 +217,7 @@ func (s *Store) searchDirectory(ctx context.Context, dir domain.Directory, patte
 	}
 	// Many match: the page in name order, and one more to tell whether another page follows.
 	named, err := s.q(ctx).SearchDirectoryByName(ctx, db.SearchDirectoryByNameParams{
-		Roles: dir.Roles, Actives: dir.Actives(), SelfID: self, Pattern: pattern,
+		Roles: dir.Roles, Actives: dir.Actives(), SelfID: self, Needle: unescapeLike(strings.TrimSuffix(strings.TrimPrefix(pattern, "%"), "%")),
 		PageLimit: int32(page.Limit) + 1, PageOffset: int32(page.Offset()),
 	})
 	if err != nil {
@@ -230,6 +230,12 @@ func (s *Store) searchDirectory(ctx context.Context, dir domain.Directory, patte
 	}
 	out.TotalItems, out.AtLeast = max(searchCap, page.Offset()+len(users)), true
 	return users, out, nil
+}
+
+// unescapeLike is the text a LIKE pattern's body was escaped from (the
+// service escapes \, % and _ with a backslash).
+func unescapeLike(s string) string {
+	return strings.NewReplacer(`\\`, `\`, `\%`, `%`, `\_`, `_`).Replace(s)
 }
 
 // CountUsers counts accounts that were not deleted.

@@ -89,6 +89,18 @@ func (q *Queries) AuditChain(ctx context.Context, arg AuditChainParams) ([]Audit
 	return items, nil
 }
 
+const auditEntries = `-- name: AuditEntries :one
+SELECT coalesce((SELECT entries FROM audit_head WHERE only_row), 0)::bigint
+`
+
+// How many entries the log holds (kept by the chaining trigger).
+func (q *Queries) AuditEntries(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, auditEntries)
+	var column_1 int64
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const auditSearchActors = `-- name: AuditSearchActors :many
 SELECT id FROM users
 WHERE deleted_at IS NULL AND (search_text LIKE $1::text OR lower(username) LIKE $1::text)

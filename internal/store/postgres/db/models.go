@@ -21,6 +21,7 @@ type AuditHead struct {
 	OnlyRow bool
 	ID      int64
 	Hash    []byte
+	Entries int64
 }
 
 type AuditLog struct {

@@ -413,14 +413,17 @@ func (q *Queries) SearchDirectory(ctx context.Context, arg SearchDirectoryParams
 const searchDirectoryByName = `-- name: SearchDirectoryByName :many
 SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text
 FROM users u
-WHERE u.deleted_at IS NULL AND (u.search_text || '') LIKE $1::text
-  AND ((u.role = ANY ($2::text[]) AND u.active = ANY ($3::boolean[])) OR u.id = $4::uuid)
+WHERE u.id = ANY (ARRAY(
+    SELECT w.id FROM users w
+    WHERE w.deleted_at IS NULL AND strpos(w.search_text, $1::text) > 0
+      AND ((w.role = ANY ($2::text[]) AND w.active = ANY ($3::boolean[])) OR w.id = $4::uuid)
+    ORDER BY w.lastname, w.firstname, w.id
+    LIMIT $6 OFFSET $5))
 ORDER BY u.lastname, u.firstname, u.id
-LIMIT $6 OFFSET $5
 `
 
 type SearchDirectoryByNameParams struct {
-	Pattern    string
+	Needle     string
 	Roles      []string
 	Actives    []bool
 	SelfID     pgtype.UUID
@@ -432,12 +435,13 @@ type SearchDirectoryByNameRow struct {
 	User User
 }
 
-// The page of a search with many matches, in name order through
-// users_name_idx. The LIKE is on a copy of search_text that the trigram
-// index does not cover, so the plan walks the names whatever the pattern.
+// The page of a search with many matches, in name order: the names walked
+// through users_name_idx alone (it carries search_text, role and active),
+// each tested with strpos, which no index answers, so the plan walks the
+// names whatever the text; then the page's rows by key.
 func (q *Queries) SearchDirectoryByName(ctx context.Context, arg SearchDirectoryByNameParams) ([]SearchDirectoryByNameRow, error) {
 	rows, err := q.db.Query(ctx, searchDirectoryByName,
-		arg.Pattern,
+		arg.Needle,
 		arg.Roles,
 		arg.Actives,
 		arg.SelfID,

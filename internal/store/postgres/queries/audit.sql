@@ -19,3 +19,7 @@ SELECT * FROM audit_log WHERE table_name = $1 AND record_id = $2 ORDER BY id;
 SELECT id FROM users
 WHERE deleted_at IS NULL AND (search_text LIKE @pattern::text OR lower(username) LIKE @pattern::text)
 LIMIT @probe;
+
+-- name: AuditEntries :one
+-- How many entries the log holds (kept by the chaining trigger).
+SELECT coalesce((SELECT entries FROM audit_head WHERE only_row), 0)::bigint;

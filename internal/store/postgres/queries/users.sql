@@ -99,15 +99,19 @@ FROM page JOIN users u ON u.id = page.id
 ORDER BY u.lastname, u.firstname, u.id;
 
 -- name: SearchDirectoryByName :many
--- The page of a search with many matches, in name order through
--- users_name_idx. The LIKE is on a copy of search_text that the trigram
--- index does not cover, so the plan walks the names whatever the pattern.
+-- The page of a search with many matches, in name order: the names walked
+-- through users_name_idx alone (it carries search_text, role and active),
+-- each tested with strpos, which no index answers, so the plan walks the
+-- names whatever the text; then the page's rows by key.
 SELECT sqlc.embed(u)
 FROM users u
-WHERE u.deleted_at IS NULL AND (u.search_text || '') LIKE @pattern::text
-  AND ((u.role = ANY (@roles::text[]) AND u.active = ANY (@actives::boolean[])) OR u.id = sqlc.narg('self_id')::uuid)
-ORDER BY u.lastname, u.firstname, u.id
-LIMIT @page_limit OFFSET @page_offset;
+WHERE u.id = ANY (ARRAY(
+    SELECT w.id FROM users w
+    WHERE w.deleted_at IS NULL AND strpos(w.search_text, @needle::text) > 0
+      AND ((w.role = ANY (@roles::text[]) AND w.active = ANY (@actives::boolean[])) OR w.id = sqlc.narg('self_id')::uuid)
+    ORDER BY w.lastname, w.firstname, w.id
+    LIMIT @page_limit OFFSET @page_offset))
+ORDER BY u.lastname, u.firstname, u.id;
 
 -- name: CountDirectory :one
 SELECT ((SELECT coalesce(sum(c.users), 0) FROM user_counts c

@@ -1,4 +1,10 @@
 -- +goose Up
+-- The head also counts the entries, so that the whole log's total (the
+-- admin's first page) is one row away, exact: the count moves in the
+-- transaction that appends, and goes back with it.
+ALTER TABLE audit_head ADD COLUMN entries bigint NOT NULL DEFAULT 0;
+UPDATE audit_head SET entries = (SELECT count(*) FROM audit_log);
+
 -- Chaining reads the head through its key. Read without a condition, it was
 -- a scan of the head table, which keeps every version of its one row until
 -- vacuum: during a burst of entries (or while a long transaction holds
@@ -18,8 +24,8 @@ BEGIN
     NEW.created_at := now();
     NEW.prev_hash := coalesce(prev, '\x'::bytea);
     NEW.hash := audit_digest(NEW.prev_hash, NEW);
-    INSERT INTO audit_head AS h (id, hash) VALUES (NEW.id, NEW.hash)
-    ON CONFLICT (only_row) DO UPDATE SET id = excluded.id, hash = excluded.hash;
+    INSERT INTO audit_head AS h (id, hash, entries) VALUES (NEW.id, NEW.hash, 1)
+    ON CONFLICT (only_row) DO UPDATE SET id = excluded.id, hash = excluded.hash, entries = h.entries + 1;
     RETURN NEW;
 END
 $$;
@@ -46,3 +52,4 @@ BEGIN
 END
 $$;
 -- +goose StatementEnd
+ALTER TABLE audit_head DROP COLUMN entries;
