@@ -121,6 +121,15 @@ func (q *auditQuery) searchFilter(search string) string {
 		" FROM users u2 WHERE u2.id = a.actor_id AND u2.deleted_at IS NULL)"
 }
 
+// countSQL counts the view's entries, up to one past the cap.
+func (q *auditQuery) countSQL() string {
+	from := q.from
+	if q.countFrom != "" {
+		from = q.countFrom
+	}
+	return fmt.Sprintf("SELECT count(*) FROM (SELECT 1 FROM %s%s LIMIT %d) t", from, q.whereClause(), auditCountCap+1)
+}
+
 func (q *auditQuery) whereClause() string {
 	if len(q.where) == 0 {
 		return ""
@@ -149,13 +158,10 @@ func (s *Store) ListAudit(ctx context.Context, scope domain.AuditScope, f domain
 	if err != nil {
 		return nil, out, err
 	}
-	switch {
-	case scope.All && f.IsZero():
+	if scope.All && f.IsZero() {
 		batch.Queue("SELECT entries FROM audit_head WHERE only_row") // exact, kept by the chaining trigger
-	case counter.countFrom != "":
-		batch.Queue(fmt.Sprintf("SELECT count(*) FROM (SELECT 1 FROM %s%s LIMIT %d) t", counter.countFrom, counter.whereClause(), auditCountCap+1), counter.args...)
-	default:
-		batch.Queue(fmt.Sprintf("SELECT count(*) FROM (SELECT 1 FROM %s%s LIMIT %d) t", counter.from, counter.whereClause(), auditCountCap+1), counter.args...)
+	} else {
+		batch.Queue(counter.countSQL(), counter.args...)
 	}
 	q, err := newAuditQuery(scope, f, actors, page.Offset()+page.Limit+1)
 	if err != nil {
