@@ -67,7 +67,7 @@ func (s *Store) Image(ctx context.Context, id string) (domain.Image, error) {
 }
 
 // ImagesOfUploader returns one page of the images a user uploaded, newest
-// first, each with its shares that are not revoked, and the total count.
+// first, with the total count.
 func (s *Store) ImagesOfUploader(ctx context.Context, uploaderID string, page domain.Page) ([]domain.Image, int, error) {
 	uid, err := parseID(uploaderID)
 	if err != nil {
@@ -77,55 +77,34 @@ func (s *Store) ImagesOfUploader(ctx context.Context, uploaderID string, page do
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	if len(rows) == 0 { // past the last page: no row carries the total
-		total, err := s.q(ctx).CountImagesOfUploader(ctx, uid)
-		return []domain.Image{}, int(total), translate(err)
+	out, total := make([]domain.Image, len(rows)), int64(0)
+	for i, r := range rows {
+		out[i], total = toImage(r.Image, r.UploaderFirstname, r.UploaderLastname, r.PatientFirstname, r.PatientLastname), r.Total
 	}
-	images := imagesWithShares(rows)
-	return images, int(rows[0].Total), nil
+	if len(rows) == 0 { // past the last page: no row carries the total
+		if total, err = s.q(ctx).CountImagesOfUploader(ctx, uid); err != nil {
+			return nil, 0, translate(err)
+		}
+	}
+	return out, int(total), nil
 }
 
-// AllImages returns one page of every image, newest first, each with its
-// shares that are not revoked, and the total count.
+// AllImages returns one page of every image, newest first, with the total count.
 func (s *Store) AllImages(ctx context.Context, page domain.Page) ([]domain.Image, int, error) {
 	rows, err := s.q(ctx).ListAllImages(ctx, db.ListAllImagesParams{PageLimit: int32(page.Limit), PageOffset: int32(page.Offset())})
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	if len(rows) == 0 {
-		total, err := s.q(ctx).CountAllImages(ctx)
-		return []domain.Image{}, int(total), translate(err)
-	}
-	same := make([]db.ListImagesOfUploaderRow, len(rows))
+	out, total := make([]domain.Image, len(rows)), int64(0)
 	for i, r := range rows {
-		same[i] = db.ListImagesOfUploaderRow(r)
+		out[i], total = toImage(r.Image, r.UploaderFirstname, r.UploaderLastname, r.PatientFirstname, r.PatientLastname), r.Total
 	}
-	return imagesWithShares(same), int(rows[0].Total), nil
-}
-
-// imagesWithShares gathers a list's rows, a row per share in image order,
-// into images with their shares.
-func imagesWithShares(rows []db.ListImagesOfUploaderRow) []domain.Image {
-	var out []domain.Image
-	for _, r := range rows {
-		if len(out) == 0 || out[len(out)-1].ID != r.Image.ID.String() {
-			im := toImage(r.Image, r.UploaderFirstname, r.UploaderLastname, r.PatientFirstname, r.PatientLastname)
-			im.Shares = []domain.Share{}
-			out = append(out, im)
+	if len(rows) == 0 {
+		if total, err = s.q(ctx).CountAllImages(ctx); err != nil {
+			return nil, 0, translate(err)
 		}
-		if !r.ShareID.Valid {
-			continue
-		}
-		last := &out[len(out)-1]
-		last.Shares = append(last.Shares, toShare(db.GetShareRow{
-			ID: r.ShareID.Bytes, ImageID: r.Image.ID, SharedBy: r.ShareSharerID.Bytes, SharedWith: r.ShareRecipientID.Bytes,
-			CreatedAt: r.ShareCreatedAt.Time, ExpiresAt: r.ShareExpiresAt.Time,
-			VerifiedAt: r.ShareVerifiedAt, VoidedAt: r.ShareVoidedAt, Caption: r.Image.Caption,
-			SharerFirstname: r.SharerFirstname.String, SharerLastname: r.SharerLastname.String,
-			RecipientFirstname: r.RecipientFirstname.String, RecipientLastname: r.RecipientLastname.String,
-		}))
 	}
-	return out
+	return out, int(total), nil
 }
 
 // DeleteImage removes an image's record and returns the key of its contents,

@@ -9,7 +9,6 @@ import (
 	"context"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const blobKeyReferenced = `-- name: BlobKeyReferenced :one
@@ -157,27 +156,15 @@ func (q *Queries) GetImage(ctx context.Context, id uuid.UUID) (GetImageRow, erro
 }
 
 const listAllImages = `-- name: ListAllImages :many
-WITH page AS (
-    SELECT p.id FROM images p
-    ORDER BY p.created_at DESC, p.id LIMIT $2 OFFSET $1
-)
 SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name, i.size, i.sha256, i.blob_key, i.wrapped_key, i.key_id, i.width, i.height, i.dicom, i.created_at,
        up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
        pa.firstname AS patient_firstname, pa.lastname AS patient_lastname,
-       (SELECT coalesce(sum(c.images), 0) FROM image_counts c)::bigint AS total,
-       s.id AS share_id, s.shared_by AS share_sharer_id, s.shared_with AS share_recipient_id,
-       s.created_at AS share_created_at, s.expires_at AS share_expires_at,
-       s.verified_at AS share_verified_at, s.voided_at AS share_voided_at,
-       sb.firstname AS sharer_firstname, sb.lastname AS sharer_lastname,
-       sw.firstname AS recipient_firstname, sw.lastname AS recipient_lastname
-FROM page
-JOIN images i ON i.id = page.id
+       (SELECT coalesce(sum(c.images), 0) FROM image_counts c)::bigint AS total
+FROM images i
 JOIN users up ON up.id = i.uploader_id
 JOIN users pa ON pa.id = i.patient_id
-LEFT JOIN shares s ON s.image_id = i.id AND s.revoked_at IS NULL
-LEFT JOIN users sb ON sb.id = s.shared_by
-LEFT JOIN users sw ON sw.id = s.shared_with
-ORDER BY i.created_at DESC, i.id, s.created_at DESC, s.id
+ORDER BY i.created_at DESC, i.id
+LIMIT $2 OFFSET $1
 `
 
 type ListAllImagesParams struct {
@@ -186,23 +173,12 @@ type ListAllImagesParams struct {
 }
 
 type ListAllImagesRow struct {
-	Image              Image
-	UploaderFirstname  string
-	UploaderLastname   string
-	PatientFirstname   string
-	PatientLastname    string
-	Total              int64
-	ShareID            pgtype.UUID
-	ShareSharerID      pgtype.UUID
-	ShareRecipientID   pgtype.UUID
-	ShareCreatedAt     pgtype.Timestamptz
-	ShareExpiresAt     pgtype.Timestamptz
-	ShareVerifiedAt    pgtype.Timestamptz
-	ShareVoidedAt      pgtype.Timestamptz
-	SharerFirstname    pgtype.Text
-	SharerLastname     pgtype.Text
-	RecipientFirstname pgtype.Text
-	RecipientLastname  pgtype.Text
+	Image             Image
+	UploaderFirstname string
+	UploaderLastname  string
+	PatientFirstname  string
+	PatientLastname   string
+	Total             int64
 }
 
 // One page of every image, newest first (images_created_idx).
@@ -236,17 +212,6 @@ func (q *Queries) ListAllImages(ctx context.Context, arg ListAllImagesParams) ([
 			&i.PatientFirstname,
 			&i.PatientLastname,
 			&i.Total,
-			&i.ShareID,
-			&i.ShareSharerID,
-			&i.ShareRecipientID,
-			&i.ShareCreatedAt,
-			&i.ShareExpiresAt,
-			&i.ShareVerifiedAt,
-			&i.ShareVoidedAt,
-			&i.SharerFirstname,
-			&i.SharerLastname,
-			&i.RecipientFirstname,
-			&i.RecipientLastname,
 		); err != nil {
 			return nil, err
 		}
@@ -260,27 +225,16 @@ func (q *Queries) ListAllImages(ctx context.Context, arg ListAllImagesParams) ([
 
 const listImagesOfUploader = `-- name: ListImagesOfUploader :many
 
-WITH page AS (
-    SELECT p.id FROM images p WHERE p.uploader_id = $1
-    ORDER BY p.created_at DESC, p.id LIMIT $3 OFFSET $2
-)
 SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name, i.size, i.sha256, i.blob_key, i.wrapped_key, i.key_id, i.width, i.height, i.dicom, i.created_at,
        up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
        pa.firstname AS patient_firstname, pa.lastname AS patient_lastname,
-       coalesce((SELECT c.images FROM image_counts c WHERE c.uploader_id = $1), 0)::bigint AS total,
-       s.id AS share_id, s.shared_by AS share_sharer_id, s.shared_with AS share_recipient_id,
-       s.created_at AS share_created_at, s.expires_at AS share_expires_at,
-       s.verified_at AS share_verified_at, s.voided_at AS share_voided_at,
-       sb.firstname AS sharer_firstname, sb.lastname AS sharer_lastname,
-       sw.firstname AS recipient_firstname, sw.lastname AS recipient_lastname
-FROM page
-JOIN images i ON i.id = page.id
+       coalesce((SELECT c.images FROM image_counts c WHERE c.uploader_id = $1), 0)::bigint AS total
+FROM images i
 JOIN users up ON up.id = i.uploader_id
 JOIN users pa ON pa.id = i.patient_id
-LEFT JOIN shares s ON s.image_id = i.id AND s.revoked_at IS NULL
-LEFT JOIN users sb ON sb.id = s.shared_by
-LEFT JOIN users sw ON sw.id = s.shared_with
-ORDER BY i.created_at DESC, i.id, s.created_at DESC, s.id
+WHERE i.uploader_id = $1
+ORDER BY i.created_at DESC, i.id
+LIMIT $3 OFFSET $2
 `
 
 type ListImagesOfUploaderParams struct {
@@ -290,31 +244,17 @@ type ListImagesOfUploaderParams struct {
 }
 
 type ListImagesOfUploaderRow struct {
-	Image              Image
-	UploaderFirstname  string
-	UploaderLastname   string
-	PatientFirstname   string
-	PatientLastname    string
-	Total              int64
-	ShareID            pgtype.UUID
-	ShareSharerID      pgtype.UUID
-	ShareRecipientID   pgtype.UUID
-	ShareCreatedAt     pgtype.Timestamptz
-	ShareExpiresAt     pgtype.Timestamptz
-	ShareVerifiedAt    pgtype.Timestamptz
-	ShareVoidedAt      pgtype.Timestamptz
-	SharerFirstname    pgtype.Text
-	SharerLastname     pgtype.Text
-	RecipientFirstname pgtype.Text
-	RecipientLastname  pgtype.Text
+	Image             Image
+	UploaderFirstname string
+	UploaderLastname  string
+	PatientFirstname  string
+	PatientLastname   string
+	Total             int64
 }
 
 // Paged lists read their page through an index and take their total from
 // a counter (migrations/00005_lists.sql), computed once per query; one query
 // per access path, so the planner always sees which index to use.
-// The uploader's and the admin's lists show each image with its shares
-// that are not revoked, in the same statement: a row per share (an image
-// without one comes once, its share columns null), newest share first.
 // One page of an uploader's images, newest first (images_uploader_idx).
 func (q *Queries) ListImagesOfUploader(ctx context.Context, arg ListImagesOfUploaderParams) ([]ListImagesOfUploaderRow, error) {
 	rows, err := q.db.Query(ctx, listImagesOfUploader, arg.UploaderID, arg.PageOffset, arg.PageLimit)
@@ -346,17 +286,6 @@ func (q *Queries) ListImagesOfUploader(ctx context.Context, arg ListImagesOfUplo
 			&i.PatientFirstname,
 			&i.PatientLastname,
 			&i.Total,
-			&i.ShareID,
-			&i.ShareSharerID,
-			&i.ShareRecipientID,
-			&i.ShareCreatedAt,
-			&i.ShareExpiresAt,
-			&i.ShareVerifiedAt,
-			&i.ShareVoidedAt,
-			&i.SharerFirstname,
-			&i.SharerLastname,
-			&i.RecipientFirstname,
-			&i.RecipientLastname,
 		); err != nil {
 			return nil, err
 		}

@@ -453,6 +453,72 @@ func (q *Queries) RevokeShare(ctx context.Context, arg RevokeShareParams) (int64
 	return result.RowsAffected(), nil
 }
 
+const sharesOfImages = `-- name: SharesOfImages :many
+SELECT s.id, s.image_id, s.shared_by, s.shared_with, s.created_at, s.expires_at,
+       s.verified_at, s.voided_at, s.revoked_at, i.caption,
+       sb.firstname AS sharer_firstname, sb.lastname AS sharer_lastname,
+       sw.firstname AS recipient_firstname, sw.lastname AS recipient_lastname
+FROM shares s
+JOIN images i ON i.id = s.image_id
+JOIN users sb ON sb.id = s.shared_by
+JOIN users sw ON sw.id = s.shared_with
+WHERE s.image_id = ANY($1::uuid[]) AND s.revoked_at IS NULL
+ORDER BY s.created_at DESC, s.id
+`
+
+type SharesOfImagesRow struct {
+	ID                 uuid.UUID
+	ImageID            uuid.UUID
+	SharedBy           uuid.UUID
+	SharedWith         uuid.UUID
+	CreatedAt          time.Time
+	ExpiresAt          time.Time
+	VerifiedAt         pgtype.Timestamptz
+	VoidedAt           pgtype.Timestamptz
+	RevokedAt          pgtype.Timestamptz
+	Caption            string
+	SharerFirstname    string
+	SharerLastname     string
+	RecipientFirstname string
+	RecipientLastname  string
+}
+
+// The shares of some images that are not revoked, newest first, for their uploader's cards.
+func (q *Queries) SharesOfImages(ctx context.Context, imageIds []uuid.UUID) ([]SharesOfImagesRow, error) {
+	rows, err := q.db.Query(ctx, sharesOfImages, imageIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SharesOfImagesRow{}
+	for rows.Next() {
+		var i SharesOfImagesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.ImageID,
+			&i.SharedBy,
+			&i.SharedWith,
+			&i.CreatedAt,
+			&i.ExpiresAt,
+			&i.VerifiedAt,
+			&i.VoidedAt,
+			&i.RevokedAt,
+			&i.Caption,
+			&i.SharerFirstname,
+			&i.SharerLastname,
+			&i.RecipientFirstname,
+			&i.RecipientLastname,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const tryShareCode = `-- name: TryShareCode :one
 UPDATE shares
 SET tries = tries + 1,
