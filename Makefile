@@ -53,7 +53,7 @@ test-e2e: build
 	scripts/ensure-chromium.sh
 	cd web && npm run e2e
 
-## bench: upload/download throughput, CPU per download, previews, server and preview memory, lists at 100,000 records, against the real process; writes docs/performance.md
+## bench: upload/download throughput, CPU per download, previews, server and preview memory, lists at 100,000 records and the audit log at a million entries, against the real process; writes docs/performance.md
 bench: build
 	scripts/apt-ensure.sh wrk:wrk
 	BENCH_REPORT=$(CURDIR)/docs/performance.md go test -run '^$$' -bench 'BenchmarkTransfers|BenchmarkContents|BenchmarkPreviewMemory|BenchmarkLists' -benchtime 1x -timeout 30m ./cmd/medishare/
