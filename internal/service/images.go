@@ -28,6 +28,7 @@ type ImageStore interface {
 	UserByID(ctx context.Context, id string) (domain.User, error)
 	CreateImage(ctx context.Context, im domain.Image) error
 	Image(ctx context.Context, id string) (domain.Image, error)
+	// ImagesOfUploader and AllImages return a page with each image's shares (not revoked).
 	ImagesOfUploader(ctx context.Context, uploaderID string, page domain.Page) ([]domain.Image, int, error)
 	AllImages(ctx context.Context, page domain.Page) ([]domain.Image, int, error)
 	DeleteImage(ctx context.Context, id string) (string, error)
@@ -35,7 +36,6 @@ type ImageStore interface {
 	RecipientShare(ctx context.Context, imageID, recipientID string) (domain.Share, error)
 	MarkShareExpiryLogged(ctx context.Context, id string) (bool, error)
 	ImagesSharedWith(ctx context.Context, recipientID string, now time.Time, page domain.Page) ([]domain.Image, int, error)
-	AttachShares(ctx context.Context, images []domain.Image) error
 	ContentRecords
 }
 
@@ -368,7 +368,7 @@ func (s *ImageService) ListUploaded(ctx context.Context, p *domain.Principal, pa
 		return nil, domain.PageOf{}, err
 	}
 	images, total, err := s.store.ImagesOfUploader(ctx, p.User.ID, page)
-	return s.withShares(ctx, images, total, page, err)
+	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
 }
 
 // ListAll returns every image (admins). Errors: EFORBIDDEN.
@@ -378,14 +378,6 @@ func (s *ImageService) ListAll(ctx context.Context, p *domain.Principal, page do
 			forbidden("Only admins see every image."))
 	}
 	images, total, err := s.store.AllImages(ctx, page)
-	return s.withShares(ctx, images, total, page, err)
-}
-
-// withShares completes a page of images for their uploader's cards.
-func (s *ImageService) withShares(ctx context.Context, images []domain.Image, total int, page domain.Page, err error) ([]domain.Image, domain.PageOf, error) {
-	if err == nil {
-		err = s.store.AttachShares(ctx, images)
-	}
 	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
 }
 

@@ -3,6 +3,10 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/store/postgres/db"
@@ -67,7 +71,7 @@ func (s *Store) Image(ctx context.Context, id string) (domain.Image, error) {
 }
 
 // ImagesOfUploader returns one page of the images a user uploaded, newest
-// first, with the total count.
+// first, each with its shares that are not revoked, and the total count.
 func (s *Store) ImagesOfUploader(ctx context.Context, uploaderID string, page domain.Page) ([]domain.Image, int, error) {
 	uid, err := parseID(uploaderID)
 	if err != nil {
@@ -80,6 +84,9 @@ func (s *Store) ImagesOfUploader(ctx context.Context, uploaderID string, page do
 	out, total := make([]domain.Image, len(rows)), int64(0)
 	for i, r := range rows {
 		out[i], total = toImage(r.Image, r.UploaderFirstname, r.UploaderLastname, r.PatientFirstname, r.PatientLastname), r.Total
+		if out[i].Shares, err = sharesOf(out[i], r.Shares); err != nil {
+			return nil, 0, err
+		}
 	}
 	if len(rows) == 0 { // past the last page: no row carries the total
 		if total, err = s.q(ctx).CountImagesOfUploader(ctx, uid); err != nil {
@@ -89,7 +96,8 @@ func (s *Store) ImagesOfUploader(ctx context.Context, uploaderID string, page do
 	return out, int(total), nil
 }
 
-// AllImages returns one page of every image, newest first, with the total count.
+// AllImages returns one page of every image, newest first, each with its
+// shares that are not revoked, and the total count.
 func (s *Store) AllImages(ctx context.Context, page domain.Page) ([]domain.Image, int, error) {
 	rows, err := s.q(ctx).ListAllImages(ctx, db.ListAllImagesParams{PageLimit: int32(page.Limit), PageOffset: int32(page.Offset())})
 	if err != nil {
@@ -98,6 +106,9 @@ func (s *Store) AllImages(ctx context.Context, page domain.Page) ([]domain.Image
 	out, total := make([]domain.Image, len(rows)), int64(0)
 	for i, r := range rows {
 		out[i], total = toImage(r.Image, r.UploaderFirstname, r.UploaderLastname, r.PatientFirstname, r.PatientLastname), r.Total
+		if out[i].Shares, err = sharesOf(out[i], r.Shares); err != nil {
+			return nil, 0, err
+		}
 	}
 	if len(rows) == 0 {
 		if total, err = s.q(ctx).CountAllImages(ctx); err != nil {
@@ -105,6 +116,42 @@ func (s *Store) AllImages(ctx context.Context, page domain.Page) ([]domain.Image
 		}
 	}
 	return out, int(total), nil
+}
+
+// shareJSON is a share as a list's statement writes it (json_build_object).
+type shareJSON struct {
+	ID                 uuid.UUID  `json:"id"`
+	SharedBy           uuid.UUID  `json:"sharedBy"`
+	SharedWith         uuid.UUID  `json:"sharedWith"`
+	CreatedAt          time.Time  `json:"createdAt"`
+	ExpiresAt          time.Time  `json:"expiresAt"`
+	VerifiedAt         *time.Time `json:"verifiedAt"`
+	VoidedAt           *time.Time `json:"voidedAt"`
+	SharerFirstname    string     `json:"sharerFirstname"`
+	SharerLastname     string     `json:"sharerLastname"`
+	RecipientFirstname string     `json:"recipientFirstname"`
+	RecipientLastname  string     `json:"recipientLastname"`
+}
+
+// sharesOf reads an image's shares from its list row (null: none).
+func sharesOf(im domain.Image, raw []byte) ([]domain.Share, error) {
+	out := []domain.Share{}
+	if len(raw) == 0 {
+		return out, nil
+	}
+	var shares []shareJSON
+	if err := json.Unmarshal(raw, &shares); err != nil {
+		return nil, fmt.Errorf("shares of image %s: %w", im.ID, err)
+	}
+	for _, sh := range shares {
+		out = append(out, domain.Share{
+			ID: sh.ID.String(), ImageID: im.ID, Caption: im.Caption,
+			SharedBy:   domain.Person{ID: sh.SharedBy.String(), Firstname: sh.SharerFirstname, Lastname: sh.SharerLastname},
+			SharedWith: domain.Person{ID: sh.SharedWith.String(), Firstname: sh.RecipientFirstname, Lastname: sh.RecipientLastname},
+			CreatedAt:  sh.CreatedAt, ExpiresAt: sh.ExpiresAt, VerifiedAt: sh.VerifiedAt, VoidedAt: sh.VoidedAt,
+		})
+	}
+	return out, nil
 }
 
 // DeleteImage removes an image's record and returns the key of its contents,

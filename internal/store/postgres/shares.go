@@ -199,34 +199,6 @@ func (s *Store) SentShares(ctx context.Context, sharerID string, page domain.Pag
 	return out, int(total), nil
 }
 
-// AttachShares fills in the shares (not revoked) of each image.
-func (s *Store) AttachShares(ctx context.Context, images []domain.Image) error {
-	if len(images) == 0 {
-		return nil
-	}
-	ids := make([]uuid.UUID, 0, len(images))
-	at := make(map[string]int, len(images))
-	for i, im := range images {
-		uid, err := parseID(im.ID)
-		if err != nil {
-			return err
-		}
-		ids = append(ids, uid)
-		at[im.ID] = i
-		images[i].Shares = []domain.Share{}
-	}
-	rows, err := s.q(ctx).SharesOfImages(ctx, ids)
-	if err != nil {
-		return translate(err)
-	}
-	for _, r := range rows {
-		sh := toShare(db.GetShareRow(r))
-		i := at[sh.ImageID]
-		images[i].Shares = append(images[i].Shares, sh)
-	}
-	return nil
-}
-
 // CountSharedImages counts images with an open, unexpired share made by
 // sharerID, or by anyone when it is empty.
 func (s *Store) CountSharedImages(ctx context.Context, sharerID string, now time.Time) (int, error) {

@@ -159,7 +159,20 @@ const listAllImages = `-- name: ListAllImages :many
 SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name, i.size, i.sha256, i.blob_key, i.wrapped_key, i.key_id, i.width, i.height, i.dicom, i.created_at,
        up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
        pa.firstname AS patient_firstname, pa.lastname AS patient_lastname,
-       (SELECT coalesce(sum(c.images), 0) FROM image_counts c)::bigint AS total
+       (SELECT coalesce(sum(c.images), 0) FROM image_counts c)::bigint AS total,
+       -- The image's shares that are not revoked, newest first (shares_image_idx):
+       -- a subquery per row of the page, so no plan can read more than the page.
+       (SELECT json_agg(json_build_object(
+                   'id', s.id, 'sharedBy', s.shared_by, 'sharedWith', s.shared_with,
+                   'createdAt', s.created_at, 'expiresAt', s.expires_at,
+                   'verifiedAt', s.verified_at, 'voidedAt', s.voided_at,
+                   'sharerFirstname', sb.firstname, 'sharerLastname', sb.lastname,
+                   'recipientFirstname', sw.firstname, 'recipientLastname', sw.lastname)
+                ORDER BY s.created_at DESC, s.id)
+        FROM shares s
+        JOIN users sb ON sb.id = s.shared_by
+        JOIN users sw ON sw.id = s.shared_with
+        WHERE s.image_id = i.id AND s.revoked_at IS NULL) AS shares
 FROM images i
 JOIN users up ON up.id = i.uploader_id
 JOIN users pa ON pa.id = i.patient_id
@@ -179,6 +192,7 @@ type ListAllImagesRow struct {
 	PatientFirstname  string
 	PatientLastname   string
 	Total             int64
+	Shares            []byte
 }
 
 // One page of every image, newest first (images_created_idx).
@@ -212,6 +226,7 @@ func (q *Queries) ListAllImages(ctx context.Context, arg ListAllImagesParams) ([
 			&i.PatientFirstname,
 			&i.PatientLastname,
 			&i.Total,
+			&i.Shares,
 		); err != nil {
 			return nil, err
 		}
@@ -228,7 +243,20 @@ const listImagesOfUploader = `-- name: ListImagesOfUploader :many
 SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name, i.size, i.sha256, i.blob_key, i.wrapped_key, i.key_id, i.width, i.height, i.dicom, i.created_at,
        up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
        pa.firstname AS patient_firstname, pa.lastname AS patient_lastname,
-       coalesce((SELECT c.images FROM image_counts c WHERE c.uploader_id = $1), 0)::bigint AS total
+       coalesce((SELECT c.images FROM image_counts c WHERE c.uploader_id = $1), 0)::bigint AS total,
+       -- The image's shares that are not revoked, newest first (shares_image_idx):
+       -- a subquery per row of the page, so no plan can read more than the page.
+       (SELECT json_agg(json_build_object(
+                   'id', s.id, 'sharedBy', s.shared_by, 'sharedWith', s.shared_with,
+                   'createdAt', s.created_at, 'expiresAt', s.expires_at,
+                   'verifiedAt', s.verified_at, 'voidedAt', s.voided_at,
+                   'sharerFirstname', sb.firstname, 'sharerLastname', sb.lastname,
+                   'recipientFirstname', sw.firstname, 'recipientLastname', sw.lastname)
+                ORDER BY s.created_at DESC, s.id)
+        FROM shares s
+        JOIN users sb ON sb.id = s.shared_by
+        JOIN users sw ON sw.id = s.shared_with
+        WHERE s.image_id = i.id AND s.revoked_at IS NULL) AS shares
 FROM images i
 JOIN users up ON up.id = i.uploader_id
 JOIN users pa ON pa.id = i.patient_id
@@ -250,6 +278,7 @@ type ListImagesOfUploaderRow struct {
 	PatientFirstname  string
 	PatientLastname   string
 	Total             int64
+	Shares            []byte
 }
 
 // Paged lists read their page through an index and take their total from
@@ -286,6 +315,7 @@ func (q *Queries) ListImagesOfUploader(ctx context.Context, arg ListImagesOfUplo
 			&i.PatientFirstname,
 			&i.PatientLastname,
 			&i.Total,
+			&i.Shares,
 		); err != nil {
 			return nil, err
 		}

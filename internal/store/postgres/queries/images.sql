@@ -22,7 +22,20 @@ WHERE i.id = $1;
 SELECT sqlc.embed(i),
        up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
        pa.firstname AS patient_firstname, pa.lastname AS patient_lastname,
-       coalesce((SELECT c.images FROM image_counts c WHERE c.uploader_id = @uploader_id), 0)::bigint AS total
+       coalesce((SELECT c.images FROM image_counts c WHERE c.uploader_id = @uploader_id), 0)::bigint AS total,
+       -- The image's shares that are not revoked, newest first (shares_image_idx):
+       -- a subquery per row of the page, so no plan can read more than the page.
+       (SELECT json_agg(json_build_object(
+                   'id', s.id, 'sharedBy', s.shared_by, 'sharedWith', s.shared_with,
+                   'createdAt', s.created_at, 'expiresAt', s.expires_at,
+                   'verifiedAt', s.verified_at, 'voidedAt', s.voided_at,
+                   'sharerFirstname', sb.firstname, 'sharerLastname', sb.lastname,
+                   'recipientFirstname', sw.firstname, 'recipientLastname', sw.lastname)
+                ORDER BY s.created_at DESC, s.id)
+        FROM shares s
+        JOIN users sb ON sb.id = s.shared_by
+        JOIN users sw ON sw.id = s.shared_with
+        WHERE s.image_id = i.id AND s.revoked_at IS NULL) AS shares
 FROM images i
 JOIN users up ON up.id = i.uploader_id
 JOIN users pa ON pa.id = i.patient_id
@@ -35,7 +48,20 @@ LIMIT @page_limit OFFSET @page_offset;
 SELECT sqlc.embed(i),
        up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
        pa.firstname AS patient_firstname, pa.lastname AS patient_lastname,
-       (SELECT coalesce(sum(c.images), 0) FROM image_counts c)::bigint AS total
+       (SELECT coalesce(sum(c.images), 0) FROM image_counts c)::bigint AS total,
+       -- The image's shares that are not revoked, newest first (shares_image_idx):
+       -- a subquery per row of the page, so no plan can read more than the page.
+       (SELECT json_agg(json_build_object(
+                   'id', s.id, 'sharedBy', s.shared_by, 'sharedWith', s.shared_with,
+                   'createdAt', s.created_at, 'expiresAt', s.expires_at,
+                   'verifiedAt', s.verified_at, 'voidedAt', s.voided_at,
+                   'sharerFirstname', sb.firstname, 'sharerLastname', sb.lastname,
+                   'recipientFirstname', sw.firstname, 'recipientLastname', sw.lastname)
+                ORDER BY s.created_at DESC, s.id)
+        FROM shares s
+        JOIN users sb ON sb.id = s.shared_by
+        JOIN users sw ON sw.id = s.shared_with
+        WHERE s.image_id = i.id AND s.revoked_at IS NULL) AS shares
 FROM images i
 JOIN users up ON up.id = i.uploader_id
 JOIN users pa ON pa.id = i.patient_id

@@ -93,19 +93,6 @@ LIMIT @page_limit OFFSET @page_offset;
 -- name: CountSentShares :one
 SELECT coalesce((SELECT shares FROM share_counts WHERE shared_by = $1), 0)::bigint AS shares;
 
--- name: SharesOfImages :many
--- The shares of some images that are not revoked, newest first, for their uploader's cards.
-SELECT s.id, s.image_id, s.shared_by, s.shared_with, s.created_at, s.expires_at,
-       s.verified_at, s.voided_at, s.revoked_at, i.caption,
-       sb.firstname AS sharer_firstname, sb.lastname AS sharer_lastname,
-       sw.firstname AS recipient_firstname, sw.lastname AS recipient_lastname
-FROM shares s
-JOIN images i ON i.id = s.image_id
-JOIN users sb ON sb.id = s.shared_by
-JOIN users sw ON sw.id = s.shared_with
-WHERE s.image_id = ANY(@image_ids::uuid[]) AND s.revoked_at IS NULL
-ORDER BY s.created_at DESC, s.id;
-
 -- name: CountImagesSharedBy :one
 -- Images with at least one open, unexpired share made by one user (shares_sharer_open_idx).
 SELECT count(DISTINCT image_id) FROM shares
