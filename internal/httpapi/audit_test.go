@@ -111,6 +111,10 @@ func TestAuditLogScopes(t *testing.T) {
 		t.Errorf("admin's whole log: %v, %d entries in the database", p, int(entries))
 	}
 
+	if p := auditPage(t, admin, "limit=20&page=1000").Body["pagination"].(map[string]any); p["totalItems"] != entries {
+		t.Errorf("admin past the last page: %v", p)
+	}
+
 	// Admins filter it.
 	r = auditPage(t, admin, "limit=20&action=view")
 	if got := entriesAbout(r, mine); len(got) != 1 || len(r.List()) != 1 {
@@ -165,6 +169,10 @@ func TestAuditLogPagesAndRefusals(t *testing.T) {
 	p := first.Body["pagination"].(map[string]any)
 	if len(first.List()) != 5 || p["totalItems"] != float64(7) || p["totalPages"] != float64(2) || p["hasNextPage"] != true {
 		t.Fatalf("page 1: %d entries, %v", len(first.List()), p)
+	}
+	past := auditPage(t, patient, "limit=5&page=3")
+	if p := past.Body["pagination"].(map[string]any); len(past.List()) != 0 || p["totalItems"] != float64(7) || p["hasNextPage"] != false {
+		t.Errorf("past the last page: %s", past.Raw)
 	}
 	second := auditPage(t, patient, "limit=5&page=2")
 	if len(second.List()) != 2 || second.List()[0]["id"].(float64) >= first.List()[4]["id"].(float64) {

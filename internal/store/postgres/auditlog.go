@@ -152,42 +152,57 @@ func (s *Store) ListAudit(ctx context.Context, scope domain.AuditScope, f domain
 			actors = ids
 		}
 	}
-	// The count and the page go to the database together, in one round trip.
-	var batch pgx.Batch
-	counter, err := newAuditQuery(scope, f, actors, auditCountCap+1)
-	if err != nil {
-		return nil, out, err
-	}
-	if scope.All && f.IsZero() {
-		batch.Queue("SELECT entries FROM audit_head WHERE only_row") // exact, kept by the chaining trigger
-	} else {
-		batch.Queue(counter.countSQL(), counter.args...)
-	}
 	q, err := newAuditQuery(scope, f, actors, page.Offset()+page.Limit+1)
 	if err != nil {
 		return nil, out, err
 	}
+	// The count comes with the page, as a column computed once, except when
+	// the page is read person by person (each read only as far as the page
+	// needs): that count is a statement of its own, sent in the same batch.
+	var batch pgx.Batch
+	var countSQL string
+	var countArgs []any
+	switch {
+	case actors != nil:
+		counter, err := newAuditQuery(scope, f, actors, auditCountCap+1)
+		if err != nil {
+			return nil, out, err
+		}
+		countSQL, countArgs = counter.countSQL(), counter.args
+		batch.Queue(countSQL, countArgs...)
+	case scope.All && f.IsZero():
+		countSQL = "SELECT entries FROM audit_head WHERE only_row" // exact, kept by the chaining trigger
+	default:
+		countSQL, countArgs = q.countSQL(), q.args
+	}
+	countColumn := "0::bigint"
+	if actors == nil {
+		countColumn = "(" + countSQL + ")"
+	}
 	limit, offset := q.arg(page.Limit+1), q.arg(page.Offset())
 	batch.Queue(`SELECT a.id, a.created_at, a.actor_id, coalesce(u.firstname, ''), coalesce(u.lastname, ''), coalesce(u.username, ''),
-       a.action, a.table_name, a.record_id, a.ip, a.user_agent, a.status, a.reason
+       a.action, a.table_name, a.record_id, a.ip, a.user_agent, a.status, a.reason, `+countColumn+`
 FROM `+q.from+` LEFT JOIN users u ON u.id = a.actor_id`+q.whereClause()+`
 ORDER BY `+q.order+` LIMIT `+limit+` OFFSET `+offset, q.args...)
 	results := s.batcher(ctx).SendBatch(ctx, &batch)
-	defer func() { _ = results.Close() }() // both results are read below; Close reports nothing new
+	defer func() { _ = results.Close() }() // every result is read below; Close reports nothing new
 	var counted int64
-	if err := results.QueryRow().Scan(&counted); err != nil && !errors.Is(err, pgx.ErrNoRows) { // no head: an empty log
-		return nil, out, translate(err)
+	if actors != nil {
+		if err := results.QueryRow().Scan(&counted); err != nil {
+			return nil, out, translate(err)
+		}
 	}
 	rows, err := results.Query()
 	if err != nil {
 		return nil, out, translate(err)
 	}
+	var column int64 // the count, as each row of the page carries it
 	records, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.AuditRecord, error) {
 		var r domain.AuditRecord
 		var actor pgtype.UUID
 		var action, table, status string
 		err := row.Scan(&r.ID, &r.CreatedAt, &actor, &r.Actor.Firstname, &r.Actor.Lastname, &r.Actor.Username,
-			&action, &table, &r.RecordID, &r.IP, &r.UserAgent, &status, &r.Reason)
+			&action, &table, &r.RecordID, &r.IP, &r.UserAgent, &status, &r.Reason, &column)
 		if actor.Valid {
 			r.Actor.ID = uuid.UUID(actor.Bytes).String()
 		}
@@ -197,12 +212,29 @@ ORDER BY `+q.order+` LIMIT `+limit+` OFFSET `+offset, q.args...)
 	if err != nil {
 		return nil, out, translate(err)
 	}
+	switch {
+	case actors != nil:
+	case len(records) > 0:
+		counted = column
+	default: // past the last page: no row carried the count
+		var again pgx.Batch
+		again.Queue(countSQL, countArgs...)
+		res := s.batcher(ctx).SendBatch(ctx, &again)
+		err := res.QueryRow().Scan(&counted)
+		_ = res.Close()                                   // read above; Close reports nothing new
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) { // no head: an empty log
+			return nil, out, translate(err)
+		}
+	}
 	out.More = len(records) > page.Limit
 	records = records[:min(len(records), page.Limit)]
 	if scope.All && f.IsZero() || counted <= auditCountCap {
 		out.TotalItems = int(counted)
 	} else {
-		out.TotalItems, out.AtLeast = max(auditCountCap, page.Offset()+len(records)), true
+		out.TotalItems, out.AtLeast = auditCountCap, true
+		if len(records) > 0 { // this page's entries are there: at least as many as up to its end
+			out.TotalItems = max(auditCountCap, page.Offset()+len(records))
+		}
 	}
 	return records, out, nil
 }

@@ -128,7 +128,11 @@ func TestAuditAudience(t *testing.T) {
 	if err != nil || !page.AtLeast || page.TotalItems != 1000 || !page.More {
 		t.Errorf("page 1 of 1004: %+v %v", page, err)
 	}
-	records, page, err := store.ListAudit(ctx, scope, domain.AuditFilter{}, domain.Page{Page: 51, Limit: 20})
+	records, page, err := store.ListAudit(ctx, scope, domain.AuditFilter{}, domain.Page{Page: 60, Limit: 20})
+	if err != nil || len(records) != 0 || page.TotalItems != 1000 || !page.AtLeast || page.More {
+		t.Errorf("past the last page: %d records, %+v, %v", len(records), page, err)
+	}
+	records, page, err = store.ListAudit(ctx, scope, domain.AuditFilter{}, domain.Page{Page: 51, Limit: 20})
 	if err != nil || len(records) != 4 || page.More || page.TotalPages() != 51 {
 		t.Errorf("page 51 of 1004 (two views and the sign-ins): %d records, %+v (%d pages) %v", len(records), page, page.TotalPages(), err)
 	}
