@@ -20,17 +20,6 @@ import (
 // would cost more than reading the page.
 const auditCountCap = 1000
 
-// batcher is what a batch of this file's queries runs on: the transaction
-// in ctx, or the pool.
-func (s *Store) batcher(ctx context.Context) interface {
-	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
-} {
-	if tx, ok := ctx.Value(txKey{}).(pgx.Tx); ok {
-		return tx
-	}
-	return s.db.Pool
-}
-
 // auditQuery is one view of the audit log: where its rows come from, the
 // conditions on them and their order. Its filters combine freely, so it is
 // built here rather than by sqlc: each combination is its own statement
@@ -116,7 +105,7 @@ func newAuditQuery(scope domain.AuditScope, f domain.AuditFilter, actors []uuid.
 // contains search. A subquery per entry, so that the log is walked in its
 // order and each entry's person looked up by key.
 func (q *auditQuery) searchFilter(search string) string {
-	p := q.arg("%" + strings.ToLower(search) + "%")
+	p := q.arg(containsPattern(search))
 	return "(SELECT u2.search_text LIKE " + p + " OR lower(u2.username) LIKE " + p +
 		" FROM users u2 WHERE u2.id = a.actor_id AND u2.deleted_at IS NULL)"
 }
@@ -142,7 +131,7 @@ func (s *Store) ListAudit(ctx context.Context, scope domain.AuditScope, f domain
 	out := domain.PageOf{Page: page.Page, Limit: page.Limit}
 	var actors []uuid.UUID
 	if scope.All && f.Search != "" {
-		ids, err := s.q(ctx).AuditSearchActors(ctx, db.AuditSearchActorsParams{Pattern: "%" + strings.ToLower(f.Search) + "%", Probe: auditSearchFew + 1})
+		ids, err := s.q(ctx).AuditSearchActors(ctx, db.AuditSearchActorsParams{Pattern: containsPattern(f.Search), Probe: auditSearchFew + 1})
 		switch {
 		case err != nil:
 			return nil, out, translate(err)
@@ -184,7 +173,7 @@ func (s *Store) ListAudit(ctx context.Context, scope domain.AuditScope, f domain
        a.action, a.table_name, a.record_id, a.ip, a.user_agent, a.status, a.reason, `+countColumn+`
 FROM `+q.from+` LEFT JOIN users u ON u.id = a.actor_id`+q.whereClause()+`
 ORDER BY `+q.order+` LIMIT `+limit+` OFFSET `+offset, q.args...)
-	results := s.batcher(ctx).SendBatch(ctx, &batch)
+	results := s.conn(ctx).SendBatch(ctx, &batch)
 	defer func() { _ = results.Close() }() // every result is read below; Close reports nothing new
 	var counted int64
 	if actors != nil {
@@ -219,7 +208,7 @@ ORDER BY `+q.order+` LIMIT `+limit+` OFFSET `+offset, q.args...)
 	default: // past the last page: no row carried the count
 		var again pgx.Batch
 		again.Queue(countSQL, countArgs...)
-		res := s.batcher(ctx).SendBatch(ctx, &again)
+		res := s.conn(ctx).SendBatch(ctx, &again)
 		err := res.QueryRow().Scan(&counted)
 		_ = res.Close()                                   // read above; Close reports nothing new
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) { // no head: an empty log

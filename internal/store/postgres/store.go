@@ -22,12 +22,19 @@ func NewStore(d *DB) *Store { return &Store{db: d} }
 
 type txKey struct{}
 
-func (s *Store) q(ctx context.Context) *db.Queries {
+// conn is what a call runs on: the transaction in ctx, or the pool.
+func (s *Store) conn(ctx context.Context) interface {
+	db.DBTX
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+} {
 	if tx, ok := ctx.Value(txKey{}).(pgx.Tx); ok {
-		return db.New(tx)
+		return tx
 	}
-	return db.New(s.db.Pool)
+	return s.db.Pool
 }
+
+// q is the generated queries, on conn.
+func (s *Store) q(ctx context.Context) *db.Queries { return db.New(s.conn(ctx)) }
 
 // InTx runs fn in one transaction: every Store call made with the ctx it
 // receives joins it, so a change and its audit entry commit together (S19).

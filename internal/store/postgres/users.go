@@ -164,7 +164,7 @@ func (s *Store) ListUsers(ctx context.Context, dir domain.Directory, search stri
 	if search == "" {
 		users, out.TotalItems, err = s.directory(ctx, dir, page)
 	} else {
-		users, out, err = s.searchDirectory(ctx, dir, "%"+strings.ToLower(search)+"%", page)
+		users, out, err = s.searchDirectory(ctx, dir, containsPattern(search), page)
 	}
 	if err != nil {
 		return nil, domain.PageOf{}, translate(err)
@@ -231,6 +231,10 @@ func (s *Store) searchDirectory(ctx context.Context, dir domain.Directory, patte
 	out.TotalItems, out.AtLeast = max(searchCap, page.Offset()+len(users)), true
 	return users, out, nil
 }
+
+// containsPattern is the LIKE pattern of text containing search (already
+// escaped for LIKE), in the lower case of the searched columns.
+func containsPattern(search string) string { return "%" + strings.ToLower(search) + "%" }
 
 // unescapeLike is the text a LIKE pattern's body was escaped from (the
 // service escapes \, % and _ with a backslash).
