@@ -118,7 +118,7 @@ func (s *UserService) List(ctx context.Context, p *domain.Principal, search, rol
 		return nil, domain.PageOf{}, domain.ValidationError("Please check the filters.", domain.FieldError{Field: "role", Message: "must be patient, healthProvider or admin"})
 	}
 	search = truncate(strings.TrimSpace(search), 100)
-	users, pageOf, err := s.store.ListUsers(ctx, domain.DirectoryOf(p).OfRole(role), escapeLike(search), page)
+	users, pageOf, err := s.store.ListUsers(ctx, domain.DirectoryOf(p).OfRole(role), search, page)
 	if err != nil {
 		return nil, domain.PageOf{}, err
 	}

@@ -227,3 +227,7 @@ ORDER BY `+q.order+` LIMIT `+limit+` OFFSET `+offset, q.args...)
 	}
 	return records, out, nil
 }
+
+// containsPattern is the LIKE pattern of text containing search (already
+// escaped for LIKE), in the lower case of the searched columns.
+func containsPattern(search string) string { return "%" + strings.ToLower(search) + "%" }

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -13,8 +14,10 @@ import (
 )
 
 // TestCountersMatchTheRows: the counters behind the lists' totals
-// (migrations/00005_lists.sql) equal a real count after a random mix of
-// concurrent creations, changes and deletions of users, images and shares.
+// (migrations/00005_lists.sql) and the directory search's trigram entries
+// and counts (00011_directory_grams.sql) equal what the rows say after a
+// random mix of concurrent creations, changes and deletions of users,
+// images and shares.
 func TestCountersMatchTheRows(t *testing.T) {
 	ctx := context.Background()
 	db, store := auditStore(t)
@@ -34,7 +37,7 @@ func TestCountersMatchTheRows(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(worker), 7))
 			for range 60 {
 				provider, patient := providers[r.IntN(len(providers))], patients[r.IntN(len(patients))]
-				switch r.IntN(6) {
+				switch r.IntN(7) {
 				case 0, 1: // an upload
 					id := uuid.NewString()
 					if err := store.CreateImage(ctx, testImage(id, provider.ID, patient.ID)); err != nil {
@@ -82,6 +85,12 @@ func TestCountersMatchTheRows(t *testing.T) {
 					}
 				case 5: // a new account
 					newUser(t, store, domain.RolePatient)
+				case 6: // a new name
+					names := []string{"Anders", "Sanders", "Henderson", "Lindqvist"}
+					p := domain.Profile{Firstname: names[r.IntN(len(names))], Lastname: names[r.IntN(len(names))]}
+					if _, err := store.UpdateProfile(ctx, patient.ID, p); err != nil {
+						t.Error(err)
+					}
 				}
 			}
 		}()
@@ -104,6 +113,12 @@ func TestCountersMatchTheRows(t *testing.T) {
 		{"shares by sharer",
 			`SELECT coalesce(string_agg(shared_by || ':' || shares, ',' ORDER BY shared_by), '') FROM share_counts WHERE shares > 0`,
 			`SELECT coalesce(string_agg(shared_by || ':' || n, ',' ORDER BY shared_by), '') FROM (SELECT shared_by, count(*) AS n FROM shares GROUP BY shared_by) c`},
+		{"the directory's trigram entries",
+			`SELECT md5(string_agg(concat_ws('|', gram, lastname, firstname, user_id, role, active, search_text), ',' ORDER BY gram, user_id)) FROM user_grams`,
+			`SELECT md5(string_agg(concat_ws('|', g, lastname, firstname, id, role, active, search_text), ',' ORDER BY g, id)) FROM users, search_grams(search_text) g WHERE deleted_at IS NULL`},
+		{"people by trigram",
+			`SELECT md5(string_agg(gram || ':' || users, ',' ORDER BY gram)) FROM user_gram_counts WHERE users > 0`,
+			`SELECT md5(string_agg(gram || ':' || n, ',' ORDER BY gram)) FROM (SELECT gram, count(*) AS n FROM user_grams GROUP BY gram) c`},
 	}
 	for _, c := range checks {
 		var counted, real string
@@ -130,6 +145,7 @@ func testImage(id, uploaderID, patientID string) domain.Image {
 // TestDirectorySearchCountsUpToACap: a search counts its matches exactly up
 // to the cap; past it, the total is a lower bound, the pages still come in
 // name order with no gap or repeat, and the last one says nothing follows.
+// A fragment of one or two letters (no trigram) pages the same way.
 func TestDirectorySearchCountsUpToACap(t *testing.T) {
 	ctx := context.Background()
 	db, store := auditStore(t)
@@ -149,31 +165,103 @@ func TestDirectorySearchCountsUpToACap(t *testing.T) {
 		t.Fatalf("a rare search: %d users, %+v, %v", len(users), page, err)
 	}
 
-	var seen []string
-	for n := 1; ; n++ {
-		users, page, err := store.ListUsers(ctx, dir, "anders", domain.Page{Page: n, Limit: 50})
+	for _, fragment := range []string{"anders", "rs"} {
+		var seen []string
+		for n := 1; ; n++ {
+			users, page, err := store.ListUsers(ctx, dir, fragment, domain.Page{Page: n, Limit: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Counted up to 200, or up to the page's end when that is
+			// further: the last page has counted them all.
+			if page.AtLeast && page.TotalItems < 200 || !page.AtLeast && (page.TotalItems != common || page.HasNext()) || n == 1 && !page.AtLeast {
+				t.Fatalf("%q, page %d: %+v", fragment, n, page)
+			}
+			for _, u := range users {
+				seen = append(seen, u.Lastname)
+			}
+			if !page.HasNext() {
+				break
+			}
+			if n > 10 {
+				t.Fatal("the pages never end")
+			}
+		}
+		if len(seen) != common {
+			t.Fatalf("%q: %d matches in all pages, want %d", fragment, len(seen), common)
+		}
+		for i := 1; i < len(seen); i++ {
+			if seen[i-1] >= seen[i] {
+				t.Fatalf("%q: not in name order, or repeated, at %d: %s, %s", fragment, i, seen[i-1], seen[i])
+			}
+		}
+		users, page, err := store.ListUsers(ctx, dir, fragment, domain.Page{Page: 20, Limit: 50})
+		if err != nil || len(users) != 0 || page.TotalItems != common || page.AtLeast {
+			t.Fatalf("%q, past the last page: %d users, %+v, %v", fragment, len(users), page, err)
+		}
+	}
+}
+
+// TestDirectorySearchFollowsChanges: a search finds people by the name,
+// email, role and state they have now, in the caller's scope, and never the
+// erased; a fragment is matched whole, wherever it stands in a word or
+// across words, and is no pattern.
+func TestDirectorySearchFollowsChanges(t *testing.T) {
+	ctx := context.Background()
+	_, store := auditStore(t)
+	patients := domain.Directory{Roles: []string{domain.RolePatient}, ActiveOnly: true}
+	found := func(dir domain.Directory, search string) []string {
+		t.Helper()
+		users, _, err := store.ListUsers(ctx, dir, search, domain.Page{Page: 1, Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !page.AtLeast || page.TotalItems < 200 {
-			t.Fatalf("page %d of a common search: %+v", n, page)
-		}
+		ids := []string{}
 		for _, u := range users {
-			seen = append(seen, u.Lastname)
+			ids = append(ids, u.ID)
 		}
-		if !page.HasNext() {
-			break
-		}
-		if n > 10 {
-			t.Fatal("the pages never end")
+		return ids
+	}
+	want := func(dir domain.Directory, search string, ids ...string) {
+		t.Helper()
+		if got := found(dir, search); !slices.Equal(got, append([]string{}, ids...)) {
+			t.Errorf("search %q: %v, want %v", search, got, ids)
 		}
 	}
-	if len(seen) != common {
-		t.Fatalf("%d matches in all pages, want %d", len(seen), common)
+
+	ann := newUser(t, store, domain.RolePatient)
+	if _, err := store.UpdateProfile(ctx, ann.ID, domain.Profile{Firstname: "Ann", Lastname: "Kowalski_50%"}); err != nil {
+		t.Fatal(err)
 	}
-	for i := 1; i < len(seen); i++ {
-		if seen[i-1] >= seen[i] {
-			t.Fatalf("not in name order, or repeated, at %d: %s, %s", i, seen[i-1], seen[i])
-		}
+	want(patients, "owals", ann.ID)
+	want(patients, "ann kow", ann.ID)      // across words
+	want(patients, "KOWALSKI_50%", ann.ID) // any case, and _ and % are letters
+	want(patients, "kowalskix50")
+	want(patients, "i_5", ann.ID) // no trigram inside a word: the names are walked
+	want(patients, ann.Email[:len(ann.Email)-3], ann.ID)
+
+	if _, err := store.UpdateProfile(ctx, ann.ID, domain.Profile{Firstname: "Ann", Lastname: "Nowak"}); err != nil {
+		t.Fatal(err)
 	}
+	want(patients, "owals")
+	want(patients, "nowak", ann.ID)
+	if _, err := store.SetActive(ctx, ann.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	want(patients, "nowak")
+	want(domain.Directory{Roles: []string{domain.RolePatient}}, "nowak", ann.ID)
+	want(domain.Directory{Roles: []string{domain.RoleProvider}, Self: ann.ID}, "nowak", ann.ID) // the caller is in their own directory
+	if _, err := store.SetActive(ctx, ann.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.SetRole(ctx, ann.ID, domain.RoleProvider); err != nil {
+		t.Fatal(err)
+	}
+	want(patients, "nowak")
+	want(domain.Directory{Roles: []string{domain.RoleProvider}, ActiveOnly: true}, "nowak", ann.ID)
+	if err := store.EraseUser(ctx, ann.ID); err != nil {
+		t.Fatal(err)
+	}
+	want(domain.Directory{Roles: domain.Roles}, "nowak")
+	want(domain.Directory{Roles: domain.Roles}, "deleted")
 }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"strings"
 
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/store/postgres/db"
@@ -152,11 +151,11 @@ func (s *Store) ActiveAdminsLocked(ctx context.Context) (int, error) {
 }
 
 // searchCap is how many matches of a directory search are counted: past
-// it, the total is "more than searchCap" (see SearchDirectory).
+// it, the total is "at least searchCap" (see SearchDirectory).
 const searchCap = 200
 
-// ListUsers returns one page of a directory, its search (when not empty)
-// already escaped for LIKE.
+// ListUsers returns one page of a directory, of the people whose first or
+// last name or email contains search when it is not empty.
 func (s *Store) ListUsers(ctx context.Context, dir domain.Directory, search string, page domain.Page) ([]domain.User, domain.PageOf, error) {
 	var users []domain.User
 	var err error
@@ -164,7 +163,7 @@ func (s *Store) ListUsers(ctx context.Context, dir domain.Directory, search stri
 	if search == "" {
 		users, out.TotalItems, err = s.directory(ctx, dir, page)
 	} else {
-		users, out, err = s.searchDirectory(ctx, dir, containsPattern(search), page)
+		users, out, err = s.searchDirectory(ctx, dir, search, page)
 	}
 	if err != nil {
 		return nil, domain.PageOf{}, translate(err)
@@ -190,56 +189,35 @@ func (s *Store) directory(ctx context.Context, dir domain.Directory, page domain
 	return users, int(total), err
 }
 
-func (s *Store) searchDirectory(ctx context.Context, dir domain.Directory, pattern string, page domain.Page) ([]domain.User, domain.PageOf, error) {
-	self, out := optionalID(dir.Self), domain.PageOf{Page: page.Page, Limit: page.Limit}
-	rows, err := s.q(ctx).SearchDirectory(ctx, db.SearchDirectoryParams{
-		Roles: dir.Roles, Actives: dir.Actives(), SelfID: self, Pattern: pattern, ProbeLimit: searchCap + 1,
-		PageLimit: int32(page.Limit), PageOffset: int32(page.Offset()),
-	})
-	if err != nil {
-		return nil, out, err
+// searchDirectory reads the matches up to the page's end and one more, or
+// up to searchCap and one more when that is further, and counts those.
+func (s *Store) searchDirectory(ctx context.Context, dir domain.Directory, search string, page domain.Page) ([]domain.User, domain.PageOf, error) {
+	out := domain.PageOf{Page: page.Page, Limit: page.Limit}
+	probe := max(searchCap, page.Offset()+page.Limit) + 1
+	params := db.SearchDirectoryParams{
+		Roles: dir.Roles, Actives: dir.Actives(), SelfID: optionalID(dir.Self), Needle: search,
+		ProbeLimit: int32(probe), PageLimit: int32(page.Limit), PageOffset: int32(page.Offset()),
 	}
-	users, total := make([]domain.User, len(rows)), int64(0)
-	for i, r := range rows {
-		users[i], total = toUser(r.User), r.Total
-	}
-	if len(rows) == 0 {
-		total, err = s.q(ctx).CountDirectorySearch(ctx, db.CountDirectorySearchParams{
-			Roles: dir.Roles, Actives: dir.Actives(), SelfID: self, Pattern: pattern, ProbeLimit: searchCap + 1,
-		})
-		if err != nil {
-			return nil, out, err
+	rows, err := s.q(ctx).SearchDirectory(ctx, params)
+	if err == nil && len(rows) == 0 && page.Offset() > 0 {
+		// Past the last page, no row carries the total: the first match does.
+		params.PageLimit, params.PageOffset = 1, 0
+		var first []db.SearchDirectoryRow
+		if first, err = s.q(ctx).SearchDirectory(ctx, params); len(first) > 0 {
+			out.TotalItems = int(first[0].Total)
 		}
 	}
-	if total <= searchCap {
-		out.TotalItems = int(total)
-		return users, out, nil
-	}
-	// Many match: the page in name order, and one more to tell whether another page follows.
-	named, err := s.q(ctx).SearchDirectoryByName(ctx, db.SearchDirectoryByNameParams{
-		Roles: dir.Roles, Actives: dir.Actives(), SelfID: self, Needle: unescapeLike(strings.TrimSuffix(strings.TrimPrefix(pattern, "%"), "%")),
-		PageLimit: int32(page.Limit) + 1, PageOffset: int32(page.Offset()),
-	})
 	if err != nil {
 		return nil, out, err
 	}
-	out.More = len(named) > page.Limit
-	users = make([]domain.User, 0, min(len(named), page.Limit))
-	for _, r := range named[:min(len(named), page.Limit)] {
-		users = append(users, toUser(r.User))
+	users := make([]domain.User, len(rows))
+	for i, r := range rows {
+		users[i], out.TotalItems = toUser(r.User), int(r.Total)
 	}
-	out.TotalItems, out.AtLeast = max(searchCap, page.Offset()+len(users)), true
+	if out.TotalItems == probe { // the count stopped: there are more
+		out.TotalItems, out.AtLeast, out.More = max(searchCap, page.Offset()+len(users)), true, true
+	}
 	return users, out, nil
-}
-
-// containsPattern is the LIKE pattern of text containing search (already
-// escaped for LIKE), in the lower case of the searched columns.
-func containsPattern(search string) string { return "%" + strings.ToLower(search) + "%" }
-
-// unescapeLike is the text a LIKE pattern's body was escaped from (the
-// service escapes \, % and _ with a backslash).
-func unescapeLike(s string) string {
-	return strings.NewReplacer(`\\`, `\`, `\%`, `%`, `\_`, `_`).Replace(s)
 }
 
 // CountUsers counts accounts that were not deleted.

@@ -199,3 +199,18 @@ type UserCount struct {
 	Active bool
 	Users  int64
 }
+
+type UserGram struct {
+	Gram       string
+	Lastname   string
+	Firstname  string
+	UserID     uuid.UUID
+	Role       string
+	Active     bool
+	SearchText string
+}
+
+type UserGramCount struct {
+	Gram  string
+	Users int32
+}

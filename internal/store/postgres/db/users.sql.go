@@ -44,37 +44,6 @@ func (q *Queries) CountDirectory(ctx context.Context, arg CountDirectoryParams) 
 	return users, err
 }
 
-const countDirectorySearch = `-- name: CountDirectorySearch :one
-SELECT count(*) FROM (
-    SELECT 1 FROM users c
-    WHERE c.deleted_at IS NULL AND c.search_text LIKE $1::text
-      AND ((c.role = ANY ($2::text[]) AND c.active = ANY ($3::boolean[])) OR c.id = $4::uuid)
-    LIMIT $5
-) m
-`
-
-type CountDirectorySearchParams struct {
-	Pattern    string
-	Roles      []string
-	Actives    []bool
-	SelfID     pgtype.UUID
-	ProbeLimit int32
-}
-
-// How many match, up to @probe_limit (see SearchDirectory).
-func (q *Queries) CountDirectorySearch(ctx context.Context, arg CountDirectorySearchParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countDirectorySearch,
-		arg.Pattern,
-		arg.Roles,
-		arg.Actives,
-		arg.SelfID,
-		arg.ProbeLimit,
-	)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
 const countUsers = `-- name: CountUsers :one
 SELECT coalesce(sum(users), 0)::bigint AS users FROM user_counts
 `
@@ -245,9 +214,8 @@ type ListDirectoryRow struct {
 // is one of @actives, and the caller (@self_id, null when a filter leaves
 // them out), in name order. Without a search the page comes through
 // users_name_idx or users_role_name_idx and the total from user_counts
-// (plus the caller when the roles leave them out); a search goes through
-// the trigram index users_search_idx. The caller's OR is a filter on the
-// rows the index brings, not a choice between access paths.
+// (plus the caller when the roles leave them out). The caller's OR is a
+// filter on the rows the index brings, not a choice between access paths.
 func (q *Queries) ListDirectory(ctx context.Context, arg ListDirectoryParams) ([]ListDirectoryRow, error) {
 	rows, err := q.db.Query(ctx, listDirectory,
 		arg.Roles,
@@ -316,11 +284,23 @@ func (q *Queries) LockAdmins(ctx context.Context) error {
 
 const searchDirectory = `-- name: SearchDirectory :many
 
-WITH matches AS MATERIALIZED (
-    SELECT u.id, u.lastname, u.firstname FROM users u
-    WHERE u.deleted_at IS NULL AND u.search_text LIKE $1::text
-      AND ((u.role = ANY ($2::text[]) AND u.active = ANY ($3::boolean[])) OR u.id = $4::uuid)
-    LIMIT $5
+WITH best AS (
+    SELECT g.gram FROM search_grams(lower($1::text)) g(gram)
+    ORDER BY coalesce((SELECT c.users FROM user_gram_counts c WHERE c.gram = g.gram), 0), g.gram
+    LIMIT 1
+), matches AS MATERIALIZED (
+    (SELECT e.user_id AS id, e.lastname, e.firstname FROM user_grams e
+     WHERE e.gram = (SELECT gram FROM best)
+       AND ((e.role = ANY ($2::text[]) AND e.active = ANY ($3::boolean[])) OR e.user_id = $4::uuid)
+       AND strpos(e.search_text, lower($1::text)) > 0
+     ORDER BY e.lastname, e.firstname, e.user_id
+     LIMIT $5)
+    UNION ALL
+    (SELECT w.id, w.lastname, w.firstname FROM users w
+     WHERE NOT EXISTS (SELECT FROM best) AND w.deleted_at IS NULL AND strpos(w.search_text, lower($1::text)) > 0
+       AND ((w.role = ANY ($2::text[]) AND w.active = ANY ($3::boolean[])) OR w.id = $4::uuid)
+     ORDER BY w.lastname, w.firstname, w.id
+     LIMIT $5)
 ), page AS (
     SELECT id FROM matches ORDER BY lastname, firstname, id LIMIT $7 OFFSET $6
 )
@@ -330,7 +310,7 @@ ORDER BY u.lastname, u.firstname, u.id
 `
 
 type SearchDirectoryParams struct {
-	Pattern    string
+	Needle     string
 	Roles      []string
 	Actives    []bool
 	SelfID     pgtype.UUID
@@ -344,17 +324,16 @@ type SearchDirectoryRow struct {
 	Total int64
 }
 
-// A search reads at most @probe_limit of its matches through the trigram
-// index users_search_idx. When it finds fewer, they are all the matches:
-// the page is the first of them by name and the total is exact. When it
-// finds that many, the matches are common, and SearchDirectoryByName finds
-// the page by walking the names in order instead, soon meeting enough of
-// them; the total is then "at least". Either way a search reads a bounded
-// number of rows, however many people match.
-// @pattern is a LIKE pattern in lower case, its wildcards escaped by the caller.
+// A search walks user_grams_idx at the rarest trigram of @needle (see
+// migrations/00011_directory_grams.sql), keeping the people whose text holds
+// the whole needle, in name order, up to @probe_limit of them: the page is
+// taken from those, and when fewer are found they are all the matches, so
+// the total is exact. A needle without a trigram (shorter than three letters
+// or digits in a row) walks users_name_idx instead, which carries the
+// searched text. Both walks read their index alone.
 func (q *Queries) SearchDirectory(ctx context.Context, arg SearchDirectoryParams) ([]SearchDirectoryRow, error) {
 	rows, err := q.db.Query(ctx, searchDirectory,
-		arg.Pattern,
+		arg.Needle,
 		arg.Roles,
 		arg.Actives,
 		arg.SelfID,
@@ -399,91 +378,6 @@ func (q *Queries) SearchDirectory(ctx context.Context, arg SearchDirectoryParams
 			&i.User.UpdatedAt,
 			&i.User.SearchText,
 			&i.Total,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const searchDirectoryByName = `-- name: SearchDirectoryByName :many
-SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text
-FROM users u
-WHERE u.id = ANY (ARRAY(
-    SELECT w.id FROM users w
-    WHERE w.deleted_at IS NULL AND strpos(w.search_text, $1::text) > 0
-      AND ((w.role = ANY ($2::text[]) AND w.active = ANY ($3::boolean[])) OR w.id = $4::uuid)
-    ORDER BY w.lastname, w.firstname, w.id
-    LIMIT $6 OFFSET $5))
-ORDER BY u.lastname, u.firstname, u.id
-`
-
-type SearchDirectoryByNameParams struct {
-	Needle     string
-	Roles      []string
-	Actives    []bool
-	SelfID     pgtype.UUID
-	PageOffset int32
-	PageLimit  int32
-}
-
-type SearchDirectoryByNameRow struct {
-	User User
-}
-
-// The page of a search with many matches, in name order: the names walked
-// through users_name_idx alone (it carries search_text, role and active),
-// each tested with strpos, which no index answers, so the plan walks the
-// names whatever the text; then the page's rows by key.
-func (q *Queries) SearchDirectoryByName(ctx context.Context, arg SearchDirectoryByNameParams) ([]SearchDirectoryByNameRow, error) {
-	rows, err := q.db.Query(ctx, searchDirectoryByName,
-		arg.Needle,
-		arg.Roles,
-		arg.Actives,
-		arg.SelfID,
-		arg.PageOffset,
-		arg.PageLimit,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []SearchDirectoryByNameRow{}
-	for rows.Next() {
-		var i SearchDirectoryByNameRow
-		if err := rows.Scan(
-			&i.User.ID,
-			&i.User.Email,
-			&i.User.Username,
-			&i.User.PasswordHash,
-			&i.User.Role,
-			&i.User.Active,
-			&i.User.Verified,
-			&i.User.Firstname,
-			&i.User.Lastname,
-			&i.User.Phone,
-			&i.User.Dob,
-			&i.User.Gender,
-			&i.User.Address,
-			&i.User.City,
-			&i.User.State,
-			&i.User.Country,
-			&i.User.Zipcode,
-			&i.User.Bio,
-			&i.User.Taxid,
-			&i.User.Licensenumber,
-			&i.User.Insurancenumber,
-			&i.User.Bloodgroup,
-			&i.User.Primphysician,
-			&i.User.Specialization,
-			&i.User.DeletedAt,
-			&i.User.CreatedAt,
-			&i.User.UpdatedAt,
-			&i.User.SearchText,
 		); err != nil {
 			return nil, err
 		}

@@ -59,9 +59,8 @@ SELECT pg_advisory_xact_lock(727003);
 -- is one of @actives, and the caller (@self_id, null when a filter leaves
 -- them out), in name order. Without a search the page comes through
 -- users_name_idx or users_role_name_idx and the total from user_counts
--- (plus the caller when the roles leave them out); a search goes through
--- the trigram index users_search_idx. The caller's OR is a filter on the
--- rows the index brings, not a choice between access paths.
+-- (plus the caller when the roles leave them out). The caller's OR is a
+-- filter on the rows the index brings, not a choice between access paths.
 
 -- name: ListDirectory :many
 SELECT sqlc.embed(u),
@@ -76,41 +75,37 @@ WHERE u.deleted_at IS NULL
 ORDER BY u.lastname, u.firstname, u.id
 LIMIT @page_limit OFFSET @page_offset;
 
--- A search reads at most @probe_limit of its matches through the trigram
--- index users_search_idx. When it finds fewer, they are all the matches:
--- the page is the first of them by name and the total is exact. When it
--- finds that many, the matches are common, and SearchDirectoryByName finds
--- the page by walking the names in order instead, soon meeting enough of
--- them; the total is then "at least". Either way a search reads a bounded
--- number of rows, however many people match.
+-- A search walks user_grams_idx at the rarest trigram of @needle (see
+-- migrations/00011_directory_grams.sql), keeping the people whose text holds
+-- the whole needle, in name order, up to @probe_limit of them: the page is
+-- taken from those, and when fewer are found they are all the matches, so
+-- the total is exact. A needle without a trigram (shorter than three letters
+-- or digits in a row) walks users_name_idx instead, which carries the
+-- searched text. Both walks read their index alone.
 
 -- name: SearchDirectory :many
--- @pattern is a LIKE pattern in lower case, its wildcards escaped by the caller.
-WITH matches AS MATERIALIZED (
-    SELECT u.id, u.lastname, u.firstname FROM users u
-    WHERE u.deleted_at IS NULL AND u.search_text LIKE @pattern::text
-      AND ((u.role = ANY (@roles::text[]) AND u.active = ANY (@actives::boolean[])) OR u.id = sqlc.narg('self_id')::uuid)
-    LIMIT @probe_limit
+WITH best AS (
+    SELECT g.gram FROM search_grams(lower(@needle::text)) g(gram)
+    ORDER BY coalesce((SELECT c.users FROM user_gram_counts c WHERE c.gram = g.gram), 0), g.gram
+    LIMIT 1
+), matches AS MATERIALIZED (
+    (SELECT e.user_id AS id, e.lastname, e.firstname FROM user_grams e
+     WHERE e.gram = (SELECT gram FROM best)
+       AND ((e.role = ANY (@roles::text[]) AND e.active = ANY (@actives::boolean[])) OR e.user_id = sqlc.narg('self_id')::uuid)
+       AND strpos(e.search_text, lower(@needle::text)) > 0
+     ORDER BY e.lastname, e.firstname, e.user_id
+     LIMIT @probe_limit)
+    UNION ALL
+    (SELECT w.id, w.lastname, w.firstname FROM users w
+     WHERE NOT EXISTS (SELECT FROM best) AND w.deleted_at IS NULL AND strpos(w.search_text, lower(@needle::text)) > 0
+       AND ((w.role = ANY (@roles::text[]) AND w.active = ANY (@actives::boolean[])) OR w.id = sqlc.narg('self_id')::uuid)
+     ORDER BY w.lastname, w.firstname, w.id
+     LIMIT @probe_limit)
 ), page AS (
     SELECT id FROM matches ORDER BY lastname, firstname, id LIMIT @page_limit OFFSET @page_offset
 )
 SELECT sqlc.embed(u), (SELECT count(*) FROM matches)::bigint AS total
 FROM page JOIN users u ON u.id = page.id
-ORDER BY u.lastname, u.firstname, u.id;
-
--- name: SearchDirectoryByName :many
--- The page of a search with many matches, in name order: the names walked
--- through users_name_idx alone (it carries search_text, role and active),
--- each tested with strpos, which no index answers, so the plan walks the
--- names whatever the text; then the page's rows by key.
-SELECT sqlc.embed(u)
-FROM users u
-WHERE u.id = ANY (ARRAY(
-    SELECT w.id FROM users w
-    WHERE w.deleted_at IS NULL AND strpos(w.search_text, @needle::text) > 0
-      AND ((w.role = ANY (@roles::text[]) AND w.active = ANY (@actives::boolean[])) OR w.id = sqlc.narg('self_id')::uuid)
-    ORDER BY w.lastname, w.firstname, w.id
-    LIMIT @page_limit OFFSET @page_offset))
 ORDER BY u.lastname, u.firstname, u.id;
 
 -- name: CountDirectory :one
@@ -120,14 +115,6 @@ SELECT ((SELECT coalesce(sum(c.users), 0) FROM user_counts c
            WHERE s.id = sqlc.narg('self_id')::uuid AND s.deleted_at IS NULL
              AND NOT (s.role = ANY (@roles::text[]) AND s.active = ANY (@actives::boolean[]))))::bigint AS users;
 
--- name: CountDirectorySearch :one
--- How many match, up to @probe_limit (see SearchDirectory).
-SELECT count(*) FROM (
-    SELECT 1 FROM users c
-    WHERE c.deleted_at IS NULL AND c.search_text LIKE @pattern::text
-      AND ((c.role = ANY (@roles::text[]) AND c.active = ANY (@actives::boolean[])) OR c.id = sqlc.narg('self_id')::uuid)
-    LIMIT @probe_limit
-) m;
 
 -- name: CountUsers :one
 SELECT coalesce(sum(users), 0)::bigint AS users FROM user_counts;
