@@ -274,7 +274,7 @@ const benchSearch = "nders"
 // transaction per upload, as in use, never leaves; the full vacuum of the
 // small counter tables clears them, and the plain one sets the visibility
 // map and statistics as autovacuum would.
-var vacuumAfterSeeding = []string{"VACUUM FULL image_counts, user_counts, uploader_patients, share_counts, audit_head", "VACUUM ANALYZE"}
+var vacuumAfterSeeding = []string{"VACUUM FULL image_counts, user_counts, uploader_patients, share_counts, audit_head, audit_audience_counts, user_gram_counts", "VACUUM ANALYZE"}
 
 func sqlTextArray(ss []string) string {
 	q := make([]string, len(ss))

@@ -33,9 +33,9 @@ type auditQuery struct {
 	where []string
 	args  []any
 	order string
-	// countFrom is what the count reads: from, or the audience rows alone
-	// when no condition needs the entries (an index-only count).
-	countFrom string
+	// exactCount, when not empty, is the view's whole count read from
+	// counters: a reader's unfiltered view of their audience.
+	exactCount string
 }
 
 func (q *auditQuery) arg(v any) string {
@@ -80,12 +80,13 @@ func newAuditQuery(scope domain.AuditScope, f domain.AuditFilter, actors []uuid.
 	case !scope.All:
 		q.from = "audit_audience v JOIN audit_log a ON a.id = v.entry_id"
 		q.order = "v.entry_id DESC"
-		q.where = append(q.where, "v.user_id = "+q.arg(optionalID(scope.UserID)), "v.kind = ANY("+q.arg(scope.Kinds)+")")
+		user, kinds := q.arg(optionalID(scope.UserID)), q.arg(scope.Kinds)
+		q.where = append(q.where, "v.user_id = "+user, "v.kind = ANY("+kinds+")")
 		if f.Search != "" {
 			q.where = append(q.where, q.searchFilter(f.Search))
 		}
 		if f.Search == "" && len(conds) == 0 {
-			q.countFrom = "audit_audience v"
+			q.exactCount = "SELECT coalesce(sum(c.entries), 0)::bigint FROM audit_audience_counts c WHERE c.user_id = " + user + " AND c.kind = ANY(" + kinds + ")"
 		}
 	case f.Search != "" && actors != nil:
 		// Each person's newest entries through (actor_id, id), merged: a
@@ -110,13 +111,13 @@ func (q *auditQuery) searchFilter(search string) string {
 		" FROM users u2 WHERE u2.id = a.actor_id AND u2.deleted_at IS NULL)"
 }
 
-// countSQL counts the view's entries, up to one past the cap.
+// countSQL counts the view's entries: exactly from counters where they
+// exist, else up to one past the cap.
 func (q *auditQuery) countSQL() string {
-	from := q.from
-	if q.countFrom != "" {
-		from = q.countFrom
+	if q.exactCount != "" {
+		return q.exactCount
 	}
-	return fmt.Sprintf("SELECT count(*) FROM (SELECT 1 FROM %s%s LIMIT %d) t", from, q.whereClause(), auditCountCap+1)
+	return fmt.Sprintf("SELECT count(*) FROM (SELECT 1 FROM %s%s LIMIT %d) t", q.from, q.whereClause(), auditCountCap+1)
 }
 
 func (q *auditQuery) whereClause() string {
@@ -217,7 +218,7 @@ ORDER BY `+q.order+` LIMIT `+limit+` OFFSET `+offset, q.args...)
 	}
 	out.More = len(records) > page.Limit
 	records = records[:min(len(records), page.Limit)]
-	if scope.All && f.IsZero() || counted <= auditCountCap {
+	if scope.All && f.IsZero() || q.exactCount != "" || counted <= auditCountCap {
 		out.TotalItems = int(counted)
 	} else {
 		out.TotalItems, out.AtLeast = auditCountCap, true
