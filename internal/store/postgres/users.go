@@ -150,9 +150,12 @@ func (s *Store) ActiveAdminsLocked(ctx context.Context) (int, error) {
 	return int(n), translate(err)
 }
 
-// searchCap is how many matches of a directory search are counted: past
-// it, the total is "at least searchCap" (see SearchDirectory).
-const searchCap = 200
+// searchCap is how many matches of a directory search are counted, unless
+// the page asked for ends further: past it, the total is "at least
+// searchCap" (see SearchDirectory). It is the largest page: a search that
+// matches more than a page of people is narrowed by typing more, and
+// counting costs a walk over each match counted.
+const searchCap = 100
 
 // ListUsers returns one page of a directory, of the people whose first or
 // last name or email contains search when it is not empty.
@@ -196,7 +199,7 @@ func (s *Store) searchDirectory(ctx context.Context, dir domain.Directory, searc
 	probe := max(searchCap, page.Offset()+page.Limit) + 1
 	params := db.SearchDirectoryParams{
 		Roles: dir.Roles, Actives: dir.Actives(), SelfID: optionalID(dir.Self), Needle: search,
-		ProbeLimit: int32(probe), PageLimit: int32(page.Limit), PageOffset: int32(page.Offset()),
+		ProbeLimit: int32(probe), PageLimit: int32(page.Limit), PageOffset: int64(page.Offset()),
 	}
 	rows, err := s.q(ctx).SearchDirectory(ctx, params)
 	if err == nil && len(rows) == 0 && page.Offset() > 0 {

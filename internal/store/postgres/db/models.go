@@ -17,6 +17,12 @@ type AuditAudience struct {
 	Kind    string
 }
 
+type AuditAudienceCount struct {
+	UserID  uuid.UUID
+	Kind    string
+	Entries int64
+}
+
 type AuditHead struct {
 	OnlyRow bool
 	ID      int64

@@ -284,29 +284,31 @@ func (q *Queries) LockAdmins(ctx context.Context) error {
 
 const searchDirectory = `-- name: SearchDirectory :many
 
-WITH best AS (
-    SELECT g.gram FROM search_grams(lower($1::text)) g(gram)
+WITH needle AS (
+    SELECT lower($1::text) AS text
+), best AS (
+    SELECT g.gram FROM needle, search_grams(needle.text) g(gram)
     ORDER BY coalesce((SELECT c.users FROM user_gram_counts c WHERE c.gram = g.gram), 0), g.gram
     LIMIT 1
 ), matches AS MATERIALIZED (
-    (SELECT e.user_id AS id, e.lastname, e.firstname FROM user_grams e
+    (SELECT e.user_id AS id, row_number() OVER (ORDER BY e.lastname, e.firstname, e.user_id) AS n FROM user_grams e
      WHERE e.gram = (SELECT gram FROM best)
        AND ((e.role = ANY ($2::text[]) AND e.active = ANY ($3::boolean[])) OR e.user_id = $4::uuid)
-       AND strpos(e.search_text, lower($1::text)) > 0
+       AND strpos(e.search_text, (SELECT text FROM needle)) > 0
      ORDER BY e.lastname, e.firstname, e.user_id
      LIMIT $5)
     UNION ALL
-    (SELECT w.id, w.lastname, w.firstname FROM users w
-     WHERE NOT EXISTS (SELECT FROM best) AND w.deleted_at IS NULL AND strpos(w.search_text, lower($1::text)) > 0
+    (SELECT w.id, row_number() OVER (ORDER BY w.lastname, w.firstname, w.id) AS n FROM users w
+     WHERE NOT EXISTS (SELECT FROM best) AND w.deleted_at IS NULL AND strpos(w.search_text, (SELECT text FROM needle)) > 0
        AND ((w.role = ANY ($2::text[]) AND w.active = ANY ($3::boolean[])) OR w.id = $4::uuid)
      ORDER BY w.lastname, w.firstname, w.id
      LIMIT $5)
 ), page AS (
-    SELECT id FROM matches ORDER BY lastname, firstname, id LIMIT $7 OFFSET $6
+    SELECT id, n FROM matches WHERE n > $6::bigint ORDER BY n LIMIT $7
 )
 SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text, (SELECT count(*) FROM matches)::bigint AS total
 FROM page JOIN users u ON u.id = page.id
-ORDER BY u.lastname, u.firstname, u.id
+ORDER BY page.n
 `
 
 type SearchDirectoryParams struct {
@@ -315,7 +317,7 @@ type SearchDirectoryParams struct {
 	Actives    []bool
 	SelfID     pgtype.UUID
 	ProbeLimit int32
-	PageOffset int32
+	PageOffset int64
 	PageLimit  int32
 }
 
@@ -330,7 +332,8 @@ type SearchDirectoryRow struct {
 // taken from those, and when fewer are found they are all the matches, so
 // the total is exact. A needle without a trigram (shorter than three letters
 // or digits in a row) walks users_name_idx instead, which carries the
-// searched text. Both walks read their index alone.
+// searched text. Both walks read their index alone, and number the
+// matches as they come: sorting 201 names again cost more than the walk.
 func (q *Queries) SearchDirectory(ctx context.Context, arg SearchDirectoryParams) ([]SearchDirectoryRow, error) {
 	rows, err := q.db.Query(ctx, searchDirectory,
 		arg.Needle,

@@ -77,36 +77,39 @@ LIMIT @page_limit OFFSET @page_offset;
 
 -- A search walks user_grams_idx at the rarest trigram of @needle (see
 -- migrations/00011_directory_grams.sql), keeping the people whose text holds
--- the whole needle, in name order, up to @probe_limit of them: the page is
+-- the whole needle, in name order, up to @probe_limit of them (searchCap): the page is
 -- taken from those, and when fewer are found they are all the matches, so
 -- the total is exact. A needle without a trigram (shorter than three letters
 -- or digits in a row) walks users_name_idx instead, which carries the
--- searched text. Both walks read their index alone.
+-- searched text. Both walks read their index alone, and number the
+-- matches as they come: sorting 201 names again cost more than the walk.
 
 -- name: SearchDirectory :many
-WITH best AS (
-    SELECT g.gram FROM search_grams(lower(@needle::text)) g(gram)
+WITH needle AS (
+    SELECT lower(@needle::text) AS text
+), best AS (
+    SELECT g.gram FROM needle, search_grams(needle.text) g(gram)
     ORDER BY coalesce((SELECT c.users FROM user_gram_counts c WHERE c.gram = g.gram), 0), g.gram
     LIMIT 1
 ), matches AS MATERIALIZED (
-    (SELECT e.user_id AS id, e.lastname, e.firstname FROM user_grams e
+    (SELECT e.user_id AS id, row_number() OVER (ORDER BY e.lastname, e.firstname, e.user_id) AS n FROM user_grams e
      WHERE e.gram = (SELECT gram FROM best)
        AND ((e.role = ANY (@roles::text[]) AND e.active = ANY (@actives::boolean[])) OR e.user_id = sqlc.narg('self_id')::uuid)
-       AND strpos(e.search_text, lower(@needle::text)) > 0
+       AND strpos(e.search_text, (SELECT text FROM needle)) > 0
      ORDER BY e.lastname, e.firstname, e.user_id
      LIMIT @probe_limit)
     UNION ALL
-    (SELECT w.id, w.lastname, w.firstname FROM users w
-     WHERE NOT EXISTS (SELECT FROM best) AND w.deleted_at IS NULL AND strpos(w.search_text, lower(@needle::text)) > 0
+    (SELECT w.id, row_number() OVER (ORDER BY w.lastname, w.firstname, w.id) AS n FROM users w
+     WHERE NOT EXISTS (SELECT FROM best) AND w.deleted_at IS NULL AND strpos(w.search_text, (SELECT text FROM needle)) > 0
        AND ((w.role = ANY (@roles::text[]) AND w.active = ANY (@actives::boolean[])) OR w.id = sqlc.narg('self_id')::uuid)
      ORDER BY w.lastname, w.firstname, w.id
      LIMIT @probe_limit)
 ), page AS (
-    SELECT id FROM matches ORDER BY lastname, firstname, id LIMIT @page_limit OFFSET @page_offset
+    SELECT id, n FROM matches WHERE n > @page_offset::bigint ORDER BY n LIMIT @page_limit
 )
 SELECT sqlc.embed(u), (SELECT count(*) FROM matches)::bigint AS total
 FROM page JOIN users u ON u.id = page.id
-ORDER BY u.lastname, u.firstname, u.id;
+ORDER BY page.n;
 
 -- name: CountDirectory :one
 SELECT ((SELECT coalesce(sum(c.users), 0) FROM user_counts c
