@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"slices"
 
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/store/postgres/db"
@@ -192,35 +193,77 @@ func (s *Store) directory(ctx context.Context, dir domain.Directory, page domain
 	return users, int(total), err
 }
 
-// searchDirectory reads the matches up to the page's end and one more, or
-// up to searchCap and one more when that is further, and counts those.
+// searchDirectory reads one page of the matches, and counts them up to
+// searchCap and one more, or to the page's end and one more when that is
+// further.
 func (s *Store) searchDirectory(ctx context.Context, dir domain.Directory, search string, page domain.Page) ([]domain.User, domain.PageOf, error) {
 	out := domain.PageOf{Page: page.Page, Limit: page.Limit}
 	probe := max(searchCap, page.Offset()+page.Limit) + 1
-	params := db.SearchDirectoryParams{
-		Roles: dir.Roles, Actives: dir.Actives(), SelfID: optionalID(dir.Self), Needle: search,
-		ProbeLimit: int32(probe), PageLimit: int32(page.Limit), PageOffset: int64(page.Offset()),
+	read := func(limit, offset int) ([]domain.User, int, error) {
+		return s.searchPage(ctx, dir, search, probe, limit, offset)
 	}
-	rows, err := s.q(ctx).SearchDirectory(ctx, params)
-	if err == nil && len(rows) == 0 && page.Offset() > 0 {
-		// Past the last page, no row carries the total: the first match does.
-		params.PageLimit, params.PageOffset = 1, 0
-		var first []db.SearchDirectoryRow
-		if first, err = s.q(ctx).SearchDirectory(ctx, params); len(first) > 0 {
-			out.TotalItems = int(first[0].Total)
-		}
+	users, total, err := read(page.Limit, page.Offset())
+	if err == nil && len(users) == 0 && page.Offset() > 0 {
+		_, total, err = read(1, 0) // past the last page no row carries the total: the first match does
 	}
 	if err != nil {
 		return nil, out, err
 	}
-	users := make([]domain.User, len(rows))
-	for i, r := range rows {
-		users[i], out.TotalItems = toUser(r.User), int(r.Total)
-	}
-	if out.TotalItems == probe { // the count stopped: there are more
+	out.TotalItems = total
+	if total == probe { // the count stopped: there are more
 		out.TotalItems, out.AtLeast, out.More = max(searchCap, page.Offset()+len(users)), true, true
 	}
 	return users, out, nil
+}
+
+// searchPage reads the page of a search through its rarest trigram, or
+// through the names when it has none, and the count its rows carry.
+func (s *Store) searchPage(ctx context.Context, dir domain.Directory, search string, probe, limit, offset int) ([]domain.User, int, error) {
+	var users []domain.User
+	var total int64
+	if grams := searchGrams(search); len(grams) > 0 {
+		rows, err := s.q(ctx).SearchDirectory(ctx, db.SearchDirectoryParams{
+			Grams: grams, Needle: search, Roles: dir.Roles, Actives: dir.Actives(), SelfID: optionalID(dir.Self),
+			ProbeLimit: int32(probe), PageLimit: int32(limit), PageOffset: int32(offset),
+		})
+		for _, r := range rows {
+			users, total = append(users, toUser(r.User)), r.Total
+		}
+		return users, int(total), err
+	}
+	rows, err := s.q(ctx).SearchDirectoryByName(ctx, db.SearchDirectoryByNameParams{
+		Needle: search, Roles: dir.Roles, Actives: dir.Actives(), SelfID: optionalID(dir.Self),
+		ProbeLimit: int32(probe), PageLimit: int32(limit), PageOffset: int32(offset),
+	})
+	for _, r := range rows {
+		users, total = append(users, toUser(r.User)), r.Total
+	}
+	return users, int(total), err
+}
+
+// searchGrams are the trigrams of user_grams that everyone whose text
+// contains search holds: each run of three ASCII letters or digits in it,
+// in lower case. Whatever PostgreSQL's locale takes for a letter, these
+// three stand in one word of pg_trgm's in any text that contains them, so
+// they are among its trigrams (see migrations/00011_directory_grams.sql).
+// Other letters are left to the walk's check of the whole text.
+func searchGrams(search string) []string {
+	var grams []string
+	lower := []byte(search)
+	for i, c := range lower {
+		if 'A' <= c && c <= 'Z' {
+			lower[i] = c + 'a' - 'A'
+		}
+	}
+	isWord := func(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
+	for i := 0; i+3 <= len(lower); i++ {
+		if isWord(lower[i]) && isWord(lower[i+1]) && isWord(lower[i+2]) {
+			if g := string(lower[i : i+3]); !slices.Contains(grams, g) {
+				grams = append(grams, g)
+			}
+		}
+	}
+	return grams
 }
 
 // CountUsers counts accounts that were not deleted.

@@ -284,40 +284,38 @@ func (q *Queries) LockAdmins(ctx context.Context) error {
 
 const searchDirectory = `-- name: SearchDirectory :many
 
-WITH needle AS (
-    SELECT lower($1::text) AS text
-), best AS (
-    SELECT g.gram FROM needle, search_grams(needle.text) g(gram)
-    ORDER BY coalesce((SELECT c.users FROM user_gram_counts c WHERE c.gram = g.gram), 0), g.gram
+WITH best AS (
+    SELECT g.gram FROM unnest($6::text[]) g(gram)
+    ORDER BY coalesce((SELECT c.users FROM user_gram_counts c WHERE c.gram = g.gram), 0)
     LIMIT 1
-), matches AS MATERIALIZED (
-    (SELECT e.user_id AS id, row_number() OVER (ORDER BY e.lastname, e.firstname, e.user_id) AS n FROM user_grams e
-     WHERE e.gram = (SELECT gram FROM best)
-       AND ((e.role = ANY ($2::text[]) AND e.active = ANY ($3::boolean[])) OR e.user_id = $4::uuid)
-       AND strpos(e.search_text, (SELECT text FROM needle)) > 0
-     ORDER BY e.lastname, e.firstname, e.user_id
-     LIMIT $5)
-    UNION ALL
-    (SELECT w.id, row_number() OVER (ORDER BY w.lastname, w.firstname, w.id) AS n FROM users w
-     WHERE NOT EXISTS (SELECT FROM best) AND w.deleted_at IS NULL AND strpos(w.search_text, (SELECT text FROM needle)) > 0
-       AND ((w.role = ANY ($2::text[]) AND w.active = ANY ($3::boolean[])) OR w.id = $4::uuid)
-     ORDER BY w.lastname, w.firstname, w.id
-     LIMIT $5)
 ), page AS (
-    SELECT id, n FROM matches WHERE n > $6::bigint ORDER BY n LIMIT $7
+    SELECT e.user_id FROM user_grams e
+    WHERE e.gram = (SELECT gram FROM best)
+      AND ((e.role = ANY ($1::text[]) AND e.active = ANY ($2::boolean[])) OR e.user_id = $3::uuid)
+      AND strpos(e.search_text, (SELECT lower($4::text))) > 0
+    ORDER BY e.lastname, e.firstname, e.user_id
+    LIMIT $8 OFFSET $7
 )
-SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text, (SELECT count(*) FROM matches)::bigint AS total
-FROM page JOIN users u ON u.id = page.id
-ORDER BY page.n
+SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text,
+       (SELECT count(*) FROM (
+           SELECT 1 FROM user_grams c
+           WHERE c.gram = (SELECT gram FROM best)
+             AND ((c.role = ANY ($1::text[]) AND c.active = ANY ($2::boolean[])) OR c.user_id = $3::uuid)
+             AND strpos(c.search_text, (SELECT lower($4::text))) > 0
+           LIMIT $5) n)::bigint AS total
+FROM users u
+WHERE u.id = ANY (ARRAY(SELECT user_id FROM page)) -- by key, whatever a generic plan guesses of the page's size
+ORDER BY u.lastname, u.firstname, u.id
 `
 
 type SearchDirectoryParams struct {
-	Needle     string
 	Roles      []string
 	Actives    []bool
 	SelfID     pgtype.UUID
+	Needle     string
 	ProbeLimit int32
-	PageOffset int64
+	Grams      []string
+	PageOffset int32
 	PageLimit  int32
 }
 
@@ -326,16 +324,113 @@ type SearchDirectoryRow struct {
 	Total int64
 }
 
-// A search walks user_grams_idx at the rarest trigram of @needle (see
+// A search with a trigram (three letters or digits in a row: @grams, from
+// the store) walks user_grams_idx at the rarest of them (see
 // migrations/00011_directory_grams.sql), keeping the people whose text holds
-// the whole needle, in name order, up to @probe_limit of them: the page is
-// taken from those, and when fewer are found they are all the matches, so
-// the total is exact. A needle without a trigram (shorter than three letters
-// or digits in a row) walks users_name_idx instead, which carries the
-// searched text. Both walks read their index alone, and number the
-// matches as they come: sorting 201 names again cost more than the walk.
+// the whole @needle, in name order: once for the page, and once more to
+// count the matches up to @probe_limit (searchCap and one more, or the
+// page's end and one more). Both walks read the index alone and stop at
+// their limit; the page's rows are then read by key.
 func (q *Queries) SearchDirectory(ctx context.Context, arg SearchDirectoryParams) ([]SearchDirectoryRow, error) {
 	rows, err := q.db.Query(ctx, searchDirectory,
+		arg.Roles,
+		arg.Actives,
+		arg.SelfID,
+		arg.Needle,
+		arg.ProbeLimit,
+		arg.Grams,
+		arg.PageOffset,
+		arg.PageLimit,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SearchDirectoryRow{}
+	for rows.Next() {
+		var i SearchDirectoryRow
+		if err := rows.Scan(
+			&i.User.ID,
+			&i.User.Email,
+			&i.User.Username,
+			&i.User.PasswordHash,
+			&i.User.Role,
+			&i.User.Active,
+			&i.User.Verified,
+			&i.User.Firstname,
+			&i.User.Lastname,
+			&i.User.Phone,
+			&i.User.Dob,
+			&i.User.Gender,
+			&i.User.Address,
+			&i.User.City,
+			&i.User.State,
+			&i.User.Country,
+			&i.User.Zipcode,
+			&i.User.Bio,
+			&i.User.Taxid,
+			&i.User.Licensenumber,
+			&i.User.Insurancenumber,
+			&i.User.Bloodgroup,
+			&i.User.Primphysician,
+			&i.User.Specialization,
+			&i.User.DeletedAt,
+			&i.User.CreatedAt,
+			&i.User.UpdatedAt,
+			&i.User.SearchText,
+			&i.Total,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const searchDirectoryByName = `-- name: SearchDirectoryByName :many
+
+WITH page AS (
+    SELECT w.id FROM users w
+    WHERE w.deleted_at IS NULL AND strpos(w.search_text, (SELECT lower($1::text))) > 0
+      AND ((w.role = ANY ($2::text[]) AND w.active = ANY ($3::boolean[])) OR w.id = $4::uuid)
+    ORDER BY w.lastname, w.firstname, w.id
+    LIMIT $7 OFFSET $6
+)
+SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text,
+       (SELECT count(*) FROM (
+           SELECT 1 FROM users c
+           WHERE c.deleted_at IS NULL AND strpos(c.search_text, (SELECT lower($1::text))) > 0
+             AND ((c.role = ANY ($2::text[]) AND c.active = ANY ($3::boolean[])) OR c.id = $4::uuid)
+           LIMIT $5) n)::bigint AS total
+FROM users u
+WHERE u.id = ANY (ARRAY(SELECT id FROM page))
+ORDER BY u.lastname, u.firstname, u.id
+`
+
+type SearchDirectoryByNameParams struct {
+	Needle     string
+	Roles      []string
+	Actives    []bool
+	SelfID     pgtype.UUID
+	ProbeLimit int32
+	PageOffset int32
+	PageLimit  int32
+}
+
+type SearchDirectoryByNameRow struct {
+	User  User
+	Total int64
+}
+
+// A search without a trigram (one or two letters, or letters split by
+// spaces or punctuation) walks users_name_idx, which carries the searched
+// text, the same way: such fragments are common, so the walk soon meets
+// enough of them.
+func (q *Queries) SearchDirectoryByName(ctx context.Context, arg SearchDirectoryByNameParams) ([]SearchDirectoryByNameRow, error) {
+	rows, err := q.db.Query(ctx, searchDirectoryByName,
 		arg.Needle,
 		arg.Roles,
 		arg.Actives,
@@ -348,9 +443,9 @@ func (q *Queries) SearchDirectory(ctx context.Context, arg SearchDirectoryParams
 		return nil, err
 	}
 	defer rows.Close()
-	items := []SearchDirectoryRow{}
+	items := []SearchDirectoryByNameRow{}
 	for rows.Next() {
-		var i SearchDirectoryRow
+		var i SearchDirectoryByNameRow
 		if err := rows.Scan(
 			&i.User.ID,
 			&i.User.Email,

@@ -75,41 +75,60 @@ WHERE u.deleted_at IS NULL
 ORDER BY u.lastname, u.firstname, u.id
 LIMIT @page_limit OFFSET @page_offset;
 
--- A search walks user_grams_idx at the rarest trigram of @needle (see
+-- A search with a trigram (three letters or digits in a row: @grams, from
+-- the store) walks user_grams_idx at the rarest of them (see
 -- migrations/00011_directory_grams.sql), keeping the people whose text holds
--- the whole needle, in name order, up to @probe_limit of them (searchCap): the page is
--- taken from those, and when fewer are found they are all the matches, so
--- the total is exact. A needle without a trigram (shorter than three letters
--- or digits in a row) walks users_name_idx instead, which carries the
--- searched text. Both walks read their index alone, and number the
--- matches as they come: sorting 201 names again cost more than the walk.
+-- the whole @needle, in name order: once for the page, and once more to
+-- count the matches up to @probe_limit (searchCap and one more, or the
+-- page's end and one more). Both walks read the index alone and stop at
+-- their limit; the page's rows are then read by key.
 
 -- name: SearchDirectory :many
-WITH needle AS (
-    SELECT lower(@needle::text) AS text
-), best AS (
-    SELECT g.gram FROM needle, search_grams(needle.text) g(gram)
-    ORDER BY coalesce((SELECT c.users FROM user_gram_counts c WHERE c.gram = g.gram), 0), g.gram
+WITH best AS (
+    SELECT g.gram FROM unnest(@grams::text[]) g(gram)
+    ORDER BY coalesce((SELECT c.users FROM user_gram_counts c WHERE c.gram = g.gram), 0)
     LIMIT 1
-), matches AS MATERIALIZED (
-    (SELECT e.user_id AS id, row_number() OVER (ORDER BY e.lastname, e.firstname, e.user_id) AS n FROM user_grams e
-     WHERE e.gram = (SELECT gram FROM best)
-       AND ((e.role = ANY (@roles::text[]) AND e.active = ANY (@actives::boolean[])) OR e.user_id = sqlc.narg('self_id')::uuid)
-       AND strpos(e.search_text, (SELECT text FROM needle)) > 0
-     ORDER BY e.lastname, e.firstname, e.user_id
-     LIMIT @probe_limit)
-    UNION ALL
-    (SELECT w.id, row_number() OVER (ORDER BY w.lastname, w.firstname, w.id) AS n FROM users w
-     WHERE NOT EXISTS (SELECT FROM best) AND w.deleted_at IS NULL AND strpos(w.search_text, (SELECT text FROM needle)) > 0
-       AND ((w.role = ANY (@roles::text[]) AND w.active = ANY (@actives::boolean[])) OR w.id = sqlc.narg('self_id')::uuid)
-     ORDER BY w.lastname, w.firstname, w.id
-     LIMIT @probe_limit)
 ), page AS (
-    SELECT id, n FROM matches WHERE n > @page_offset::bigint ORDER BY n LIMIT @page_limit
+    SELECT e.user_id FROM user_grams e
+    WHERE e.gram = (SELECT gram FROM best)
+      AND ((e.role = ANY (@roles::text[]) AND e.active = ANY (@actives::boolean[])) OR e.user_id = sqlc.narg('self_id')::uuid)
+      AND strpos(e.search_text, (SELECT lower(@needle::text))) > 0
+    ORDER BY e.lastname, e.firstname, e.user_id
+    LIMIT @page_limit OFFSET @page_offset
 )
-SELECT sqlc.embed(u), (SELECT count(*) FROM matches)::bigint AS total
-FROM page JOIN users u ON u.id = page.id
-ORDER BY page.n;
+SELECT sqlc.embed(u),
+       (SELECT count(*) FROM (
+           SELECT 1 FROM user_grams c
+           WHERE c.gram = (SELECT gram FROM best)
+             AND ((c.role = ANY (@roles::text[]) AND c.active = ANY (@actives::boolean[])) OR c.user_id = sqlc.narg('self_id')::uuid)
+             AND strpos(c.search_text, (SELECT lower(@needle::text))) > 0
+           LIMIT @probe_limit) n)::bigint AS total
+FROM users u
+WHERE u.id = ANY (ARRAY(SELECT user_id FROM page)) -- by key, whatever a generic plan guesses of the page's size
+ORDER BY u.lastname, u.firstname, u.id;
+
+-- A search without a trigram (one or two letters, or letters split by
+-- spaces or punctuation) walks users_name_idx, which carries the searched
+-- text, the same way: such fragments are common, so the walk soon meets
+-- enough of them.
+
+-- name: SearchDirectoryByName :many
+WITH page AS (
+    SELECT w.id FROM users w
+    WHERE w.deleted_at IS NULL AND strpos(w.search_text, (SELECT lower(@needle::text))) > 0
+      AND ((w.role = ANY (@roles::text[]) AND w.active = ANY (@actives::boolean[])) OR w.id = sqlc.narg('self_id')::uuid)
+    ORDER BY w.lastname, w.firstname, w.id
+    LIMIT @page_limit OFFSET @page_offset
+)
+SELECT sqlc.embed(u),
+       (SELECT count(*) FROM (
+           SELECT 1 FROM users c
+           WHERE c.deleted_at IS NULL AND strpos(c.search_text, (SELECT lower(@needle::text))) > 0
+             AND ((c.role = ANY (@roles::text[]) AND c.active = ANY (@actives::boolean[])) OR c.id = sqlc.narg('self_id')::uuid)
+           LIMIT @probe_limit) n)::bigint AS total
+FROM users u
+WHERE u.id = ANY (ARRAY(SELECT id FROM page))
+ORDER BY u.lastname, u.firstname, u.id;
 
 -- name: CountDirectory :one
 SELECT ((SELECT coalesce(sum(c.users), 0) FROM user_counts c
