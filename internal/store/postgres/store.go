@@ -15,7 +15,10 @@ import (
 
 // Store is every repository over one database. Methods run in the
 // transaction carried by ctx (see InTx), or on their own otherwise.
-type Store struct{ db *DB }
+type Store struct {
+	db    *DB
+	grams gramCounts
+}
 
 // NewStore returns the repositories of d.
 func NewStore(d *DB) *Store { return &Store{db: d} }

@@ -222,8 +222,12 @@ func (s *Store) searchPage(ctx context.Context, dir domain.Directory, search str
 	var users []domain.User
 	var total int64
 	if grams := searchGrams(search); len(grams) > 0 {
+		gram, err := s.rarest(ctx, grams)
+		if err != nil {
+			return nil, 0, err
+		}
 		rows, err := s.q(ctx).SearchDirectory(ctx, db.SearchDirectoryParams{
-			Grams: grams, Needle: search, Roles: dir.Roles, Actives: dir.Actives(), SelfID: optionalID(dir.Self),
+			Gram: gram, Needle: search, Roles: dir.Roles, Actives: dir.Actives(), SelfID: optionalID(dir.Self),
 			ProbeLimit: int32(probe), PageLimit: int32(limit), PageOffset: int32(offset),
 		})
 		for _, r := range rows {

@@ -284,37 +284,33 @@ func (q *Queries) LockAdmins(ctx context.Context) error {
 
 const searchDirectory = `-- name: SearchDirectory :many
 
-WITH best AS (
-    SELECT g.gram FROM unnest($6::text[]) g(gram)
-    ORDER BY coalesce((SELECT c.users FROM user_gram_counts c WHERE c.gram = g.gram), 0)
-    LIMIT 1
-), page AS (
+WITH page AS (
     SELECT e.user_id FROM user_grams e
-    WHERE e.gram = (SELECT gram FROM best)
-      AND ((e.role = ANY ($1::text[]) AND e.active = ANY ($2::boolean[])) OR e.user_id = $3::uuid)
-      AND strpos(e.search_text, (SELECT lower($4::text))) > 0
+    WHERE e.gram = $1::text
+      AND ((e.role = ANY ($2::text[]) AND e.active = ANY ($3::boolean[])) OR e.user_id = $4::uuid)
+      AND strpos(e.search_text, (SELECT lower($5::text))) > 0
     ORDER BY e.lastname, e.firstname, e.user_id
     LIMIT $8 OFFSET $7
 )
 SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text,
        (SELECT count(*) FROM (
            SELECT 1 FROM user_grams c
-           WHERE c.gram = (SELECT gram FROM best)
-             AND ((c.role = ANY ($1::text[]) AND c.active = ANY ($2::boolean[])) OR c.user_id = $3::uuid)
-             AND strpos(c.search_text, (SELECT lower($4::text))) > 0
-           LIMIT $5) n)::bigint AS total
+           WHERE c.gram = $1::text
+             AND ((c.role = ANY ($2::text[]) AND c.active = ANY ($3::boolean[])) OR c.user_id = $4::uuid)
+             AND strpos(c.search_text, (SELECT lower($5::text))) > 0
+           LIMIT $6) n)::bigint AS total
 FROM users u
 WHERE u.id = ANY (ARRAY(SELECT user_id FROM page)) -- by key, whatever a generic plan guesses of the page's size
 ORDER BY u.lastname, u.firstname, u.id
 `
 
 type SearchDirectoryParams struct {
+	Gram       string
 	Roles      []string
 	Actives    []bool
 	SelfID     pgtype.UUID
 	Needle     string
 	ProbeLimit int32
-	Grams      []string
 	PageOffset int32
 	PageLimit  int32
 }
@@ -324,21 +320,21 @@ type SearchDirectoryRow struct {
 	Total int64
 }
 
-// A search with a trigram (three letters or digits in a row: @grams, from
-// the store) walks user_grams_idx at the rarest of them (see
-// migrations/00011_directory_grams.sql), keeping the people whose text holds
-// the whole @needle, in name order: once for the page, and once more to
-// count the matches up to @probe_limit (searchCap and one more, or the
+// A search with a trigram (three ASCII letters or digits in a row) walks
+// user_grams_idx at @gram, the rarest of them (the store picks it; see
+// migrations/00011_directory_grams.sql), keeping the people whose text
+// holds the whole @needle, in name order: once for the page, and once more
+// to count the matches up to @probe_limit (searchCap and one more, or the
 // page's end and one more). Both walks read the index alone and stop at
 // their limit; the page's rows are then read by key.
 func (q *Queries) SearchDirectory(ctx context.Context, arg SearchDirectoryParams) ([]SearchDirectoryRow, error) {
 	rows, err := q.db.Query(ctx, searchDirectory,
+		arg.Gram,
 		arg.Roles,
 		arg.Actives,
 		arg.SelfID,
 		arg.Needle,
 		arg.ProbeLimit,
-		arg.Grams,
 		arg.PageOffset,
 		arg.PageLimit,
 	)
@@ -477,6 +473,31 @@ func (q *Queries) SearchDirectoryByName(ctx context.Context, arg SearchDirectory
 			&i.User.SearchText,
 			&i.Total,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const searchGramCounts = `-- name: SearchGramCounts :many
+SELECT gram, users FROM user_gram_counts WHERE gram ~ '^[a-z0-9]{3}$' AND users > 0
+`
+
+// The counts of the trigrams a search can walk (see the store's gramCounts).
+func (q *Queries) SearchGramCounts(ctx context.Context) ([]UserGramCount, error) {
+	rows, err := q.db.Query(ctx, searchGramCounts)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []UserGramCount{}
+	for rows.Next() {
+		var i UserGramCount
+		if err := rows.Scan(&i.Gram, &i.Users); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

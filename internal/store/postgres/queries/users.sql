@@ -75,22 +75,18 @@ WHERE u.deleted_at IS NULL
 ORDER BY u.lastname, u.firstname, u.id
 LIMIT @page_limit OFFSET @page_offset;
 
--- A search with a trigram (three letters or digits in a row: @grams, from
--- the store) walks user_grams_idx at the rarest of them (see
--- migrations/00011_directory_grams.sql), keeping the people whose text holds
--- the whole @needle, in name order: once for the page, and once more to
--- count the matches up to @probe_limit (searchCap and one more, or the
+-- A search with a trigram (three ASCII letters or digits in a row) walks
+-- user_grams_idx at @gram, the rarest of them (the store picks it; see
+-- migrations/00011_directory_grams.sql), keeping the people whose text
+-- holds the whole @needle, in name order: once for the page, and once more
+-- to count the matches up to @probe_limit (searchCap and one more, or the
 -- page's end and one more). Both walks read the index alone and stop at
 -- their limit; the page's rows are then read by key.
 
 -- name: SearchDirectory :many
-WITH best AS (
-    SELECT g.gram FROM unnest(@grams::text[]) g(gram)
-    ORDER BY coalesce((SELECT c.users FROM user_gram_counts c WHERE c.gram = g.gram), 0)
-    LIMIT 1
-), page AS (
+WITH page AS (
     SELECT e.user_id FROM user_grams e
-    WHERE e.gram = (SELECT gram FROM best)
+    WHERE e.gram = @gram::text
       AND ((e.role = ANY (@roles::text[]) AND e.active = ANY (@actives::boolean[])) OR e.user_id = sqlc.narg('self_id')::uuid)
       AND strpos(e.search_text, (SELECT lower(@needle::text))) > 0
     ORDER BY e.lastname, e.firstname, e.user_id
@@ -99,13 +95,17 @@ WITH best AS (
 SELECT sqlc.embed(u),
        (SELECT count(*) FROM (
            SELECT 1 FROM user_grams c
-           WHERE c.gram = (SELECT gram FROM best)
+           WHERE c.gram = @gram::text
              AND ((c.role = ANY (@roles::text[]) AND c.active = ANY (@actives::boolean[])) OR c.user_id = sqlc.narg('self_id')::uuid)
              AND strpos(c.search_text, (SELECT lower(@needle::text))) > 0
            LIMIT @probe_limit) n)::bigint AS total
 FROM users u
 WHERE u.id = ANY (ARRAY(SELECT user_id FROM page)) -- by key, whatever a generic plan guesses of the page's size
 ORDER BY u.lastname, u.firstname, u.id;
+
+-- name: SearchGramCounts :many
+-- The counts of the trigrams a search can walk (see the store's gramCounts).
+SELECT gram, users FROM user_gram_counts WHERE gram ~ '^[a-z0-9]{3}$' AND users > 0;
 
 -- A search without a trigram (one or two letters, or letters split by
 -- spaces or punctuation) walks users_name_idx, which carries the searched
