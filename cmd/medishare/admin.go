@@ -101,7 +101,8 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 
 // keysCommand runs `medishare keys rotate --old-key-file F`: every file and
 // preview key still wrapped by the old master key is re-wrapped by the
-// current one (MEDISHARE_MASTER_KEY); contents are not touched.
+// current one (MEDISHARE_MASTER_KEY), and every message text sealed under
+// it is sealed again; file contents are not touched.
 func keysCommand(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	if len(args) == 0 || args[0] != "rotate" {
 		return fmt.Errorf("keys needs the rotate command: %w", errUsage)
@@ -124,6 +125,10 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 		return fmt.Errorf("%s: not base64", *oldFile)
 	}
 	old, err := secure.NewEnvelope(oldKey)
+	if err != nil {
+		return err
+	}
+	oldTexts, err := secure.NewTextSealer(oldKey)
 	if err != nil {
 		return err
 	}
@@ -172,7 +177,27 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 			previews++
 		}
 	}
-	_, err = fmt.Fprintf(stdout, "re-wrapped %d file keys and %d preview keys under the current master key\n", rotated, previews)
+	messages := 0
+	for {
+		batch, err := app.store.MessagesNotUnder(ctx, app.texts.KeyID())
+		if err != nil {
+			return err
+		}
+		if len(batch) == 0 {
+			break
+		}
+		for _, m := range batch {
+			sealed, err := app.texts.Reseal(oldTexts, m.ID, m.Sealed)
+			if err != nil {
+				return fmt.Errorf("message %s: sealed by neither the old nor the current master key", m.ID)
+			}
+			if err := app.store.SetMessageSealed(ctx, m.ID, sealed); err != nil {
+				return err
+			}
+			messages++
+		}
+	}
+	_, err = fmt.Fprintf(stdout, "re-wrapped %d file keys and %d preview keys, and re-sealed %d messages, under the current master key\n", rotated, previews, messages)
 	return err
 }
 

@@ -26,6 +26,7 @@ type app struct {
 	services *service.Services
 	blobs    blobStore
 	keys     *secure.Envelope
+	texts    *secure.TextSealer
 }
 
 // blobStore is the content store with its health check.
@@ -70,6 +71,11 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 		db.Close()
 		return nil, err
 	}
+	texts, err := secure.NewTextSealer(cfg.MasterKey)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	blobs, err := newBlobStore(ctx, cfg)
 	if err != nil {
 		db.Close()
@@ -78,13 +84,13 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 
 	store := postgres.NewStore(db)
 	services := service.New(service.Config{
-		Store: store, Blobs: blobs, Keys: envelope, Secrets: keys, Passwords: secure.NewPasswords(4),
+		Store: store, Blobs: blobs, Keys: envelope, Texts: texts, Secrets: keys, Passwords: secure.NewPasswords(4),
 		Mailer: mailer, Templates: mail.Templates{PublicURL: cfg.PublicURL},
 		TokenSecret: cfg.JWTSecret, Issuer: cfg.PublicURL, LinkKey: keys.Subkey("signed-urls"),
 		Previews: medimg.NewPreviewer(previewBudget(cfg.MemoryLimit)),
 		Logger:   logger, Now: func() time.Time { return time.Now().UTC() },
 	})
-	return &app{cfg: cfg, logger: logger, db: db, store: store, services: services, blobs: blobs, keys: envelope}, nil
+	return &app{cfg: cfg, logger: logger, db: db, store: store, services: services, blobs: blobs, keys: envelope, texts: texts}, nil
 }
 
 // previewBudget is the memory that preview renders share: half the Go memory

@@ -26,8 +26,9 @@ func newMasterKey(t *testing.T) string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
-// TestKeyRotation uploads under one master key, re-wraps the file keys under
-// a new one, and reads the file back with only the new key.
+// TestKeyRotation uploads and writes a message under one master key,
+// re-wraps the file keys and re-seals the message under a new one, and
+// reads both back with only the new key.
 func TestKeyRotation(t *testing.T) {
 	env := devEnv(t, pgtest.NewDatabase(t))
 	oldKey, newKey := newMasterKey(t), newMasterKey(t)
@@ -72,6 +73,10 @@ func TestKeyRotation(t *testing.T) {
 	// A PNG whose preview is stored, under a key of its own.
 	pngID := benchUpload(t, base, token, patientID, "p.png", probePNGOf(t, 64))
 	preview := getPreview(t, base, token, pngID, http.StatusOK)
+	const text = "Your scan is ready."
+	if status, _ := apiJSON(t, "POST", base+"/api/message/send", token, map[string]string{"recipientId": patientID, "content": text}); status != http.StatusCreated {
+		t.Fatalf("send: %d", status)
+	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -85,12 +90,12 @@ func TestKeyRotation(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"keys", "rotate", "--old-key-file", oldFile}, getenv, &out, &out); err != nil ||
-		!strings.Contains(out.String(), "re-wrapped 2 file keys and 1 preview keys") {
+		!strings.Contains(out.String(), "re-wrapped 2 file keys and 1 preview keys, and re-sealed 1 messages") {
 		t.Fatalf("rotate: %v %s", err, out.String())
 	}
 	out.Reset()
 	if err := run(context.Background(), []string{"keys", "rotate", "--old-key-file", oldFile}, getenv, &out, &out); err != nil ||
-		!strings.Contains(out.String(), "re-wrapped 0 file keys and 0 preview keys") {
+		!strings.Contains(out.String(), "re-wrapped 0 file keys and 0 preview keys, and re-sealed 0 messages") {
 		t.Fatalf("second rotate: %v %s", err, out.String())
 	}
 
@@ -111,6 +116,33 @@ func TestKeyRotation(t *testing.T) {
 	if after := getPreview(t, base, token, pngID, http.StatusOK); !bytes.Equal(after, preview) {
 		t.Fatal("the stored preview changed with the rotation")
 	}
+	if status, body := apiJSON(t, "GET", base+"/api/message/chat/"+patientID, token, nil); status != http.StatusOK || !strings.Contains(body, text) {
+		t.Fatalf("the message after rotation: %d %s", status, body)
+	}
+}
+
+// apiJSON calls the API with a bearer token and a JSON body (none when
+// nil), returning the status and the body.
+func apiJSON(t *testing.T, method, url, token string, body any) (int, string) {
+	t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, url, r)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // getPreview fetches a preview, expecting status.

@@ -37,6 +37,8 @@ const (
 	// ActionIntegrityFailure: the scrub found an image's stored contents
 	// damaged (S14); recorded once, when its check starts failing.
 	ActionIntegrityFailure AuditAction = "integrity_failure"
+	// ActionMessageSend: a message was sent (its ids, never its text).
+	ActionMessageSend AuditAction = "message_send"
 )
 
 // AuditTable names the kind of record an entry is about.
@@ -49,6 +51,7 @@ const (
 	TableSessions AuditTable = "sessions"
 	TableImages   AuditTable = "images"
 	TableShares   AuditTable = "shares"
+	TableMessages AuditTable = "messages"
 )
 
 // AuditEntry is one security-relevant event (S18).
@@ -77,7 +80,7 @@ var auditActions = []AuditAction{
 	ActionPasswordReset, ActionPasswordChange, ActionProfileUpdate, ActionAccountDelete, ActionUserCreate,
 	ActionUserUpdate, ActionUpload, ActionView, ActionPreview, ActionDelete, ActionShare, ActionShareVerify,
 	ActionShareVoid, ActionShareRevoke, ActionShareExpired, ActionAccessDenied, ActionThrottled,
-	ActionIntegrityFailure,
+	ActionIntegrityFailure, ActionMessageSend,
 }
 
 // AuditRecord is an audit entry as it is read back, with the names of the

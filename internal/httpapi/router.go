@@ -61,6 +61,7 @@ func NewRouter(d Deps) http.Handler {
 				a.mountImages(r)
 				a.mountSharing(r)
 				a.mountAudit(r)
+				a.mountMessages(r)
 			})
 		}
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {

@@ -17,6 +17,7 @@ type Store interface {
 	ImageStore
 	SharingStore
 	AuditStore
+	MessageStore
 }
 
 // Config is what the services are built from.
@@ -24,6 +25,7 @@ type Config struct {
 	Store     Store
 	Blobs     ContentStore
 	Keys      KeyWrapper   // wraps per-file content keys
+	Texts     TextSealer   // seals message texts
 	Secrets   SecretHasher // keyed hashes of codes and tokens
 	Passwords PasswordHasher
 	Mailer    mail.Mailer
@@ -48,6 +50,7 @@ type Services struct {
 	Images       *ImageService
 	Sharing      *SharingService
 	Audit        *AuditService
+	Messages     *MessageService
 	Links        *Links
 	Tokens       *Tokens
 	// Background runs work after responses; Wait for it before exiting.
@@ -69,6 +72,7 @@ func New(c Config) *Services {
 		Images:       NewImageService(c.Store, c.Blobs, c.Keys, c.Logger, c.Now, c.Previews),
 		Sharing:      NewSharingService(c.Store, c.Secrets, outbox, c.Templates, c.Now),
 		Audit:        NewAuditService(c.Store),
+		Messages:     NewMessageService(c.Store, c.Texts, c.Now),
 		Links:        links,
 		Tokens:       tokens,
 		Background:   background,

@@ -148,9 +148,13 @@ func New(t testing.TB) *App {
 	if err != nil {
 		t.Fatal(err)
 	}
+	texts, err := secure.NewTextSealer(MasterKey)
+	if err != nil {
+		t.Fatal(err)
+	}
 	store := postgres.NewStore(db)
 	services := service.New(service.Config{
-		Store: store, Blobs: blobs, Keys: envelope, Secrets: keys, Passwords: secure.NewPasswords(4),
+		Store: store, Blobs: blobs, Keys: envelope, Texts: texts, Secrets: keys, Passwords: secure.NewPasswords(4),
 		Mailer: mailer, Templates: mail.Templates{PublicURL: "http://medishare.test", Now: clock.Now},
 		TokenSecret: JWTSecret, Issuer: "http://medishare.test", LinkKey: keys.Subkey("signed-urls"),
 		Previews: medimg.NewPreviewer(256 << 20),

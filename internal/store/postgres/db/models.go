@@ -53,6 +53,13 @@ type ContentCheck struct {
 	Failure      pgtype.Text
 }
 
+type Conversation struct {
+	UserID  uuid.UUID
+	OtherID uuid.UUID
+	LastSeq int64
+	LastAt  time.Time
+}
+
 type Image struct {
 	ID          uuid.UUID
 	UploaderID  uuid.UUID
@@ -74,6 +81,17 @@ type Image struct {
 type ImageCount struct {
 	UploaderID uuid.UUID
 	Images     int64
+}
+
+type Message struct {
+	Seq         int64
+	ID          uuid.UUID
+	SenderID    uuid.UUID
+	RecipientID uuid.UUID
+	Sealed      []byte
+	ImageID     pgtype.UUID
+	CreatedAt   time.Time
+	ReadAt      pgtype.Timestamptz
 }
 
 type OneTimeCode struct {

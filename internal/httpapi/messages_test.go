@@ -1,0 +1,234 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/testutil/apptest"
+)
+
+func send(t *testing.T, from *apptest.Person, to, content string) *apptest.Response {
+	t.Helper()
+	return from.Do(t, "POST", "/api/message/send", map[string]any{"recipientId": to, "content": content})
+}
+
+func mustSend(t *testing.T, from *apptest.Person, to, content string) map[string]any {
+	t.Helper()
+	r := send(t, from, to, content)
+	if r.Status != http.StatusCreated || r.Message() != "Message sent." {
+		t.Fatalf("send %q: %d %s", content, r.Status, r.Raw)
+	}
+	return r.Data()
+}
+
+// TestMessagesReach: who may write to whom (api.md, Messages): a person in
+// the sender's directory, or anyone who wrote to the sender first; never
+// oneself, an unknown id or a deactivated account. A conversation with a
+// person out of reach is a 404, and the refusals are audited.
+func TestMessagesReach(t *testing.T) {
+	app := apptest.New(t)
+	provider, colleague := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RoleProvider)
+	patient, other := app.SignUp(t, domain.RolePatient), app.SignUp(t, domain.RolePatient)
+	admin := app.SignUp(t, domain.RoleAdmin)
+
+	cannot := "Please choose an active user you may write to."
+	for _, c := range []struct {
+		name    string
+		from    *apptest.Person
+		to      string
+		status  int
+		message string
+	}{
+		{"provider to patient", provider, patient.ID, 201, "Message sent."},
+		{"provider to provider", provider, colleague.ID, 201, "Message sent."},
+		{"patient to provider", other, provider.ID, 201, "Message sent."},
+		{"patient to admin", patient, admin.ID, 201, "Message sent."},
+		{"admin to patient", admin, other.ID, 201, "Message sent."},
+		{"provider to admin: not in a provider's directory", colleague, admin.ID, 422, cannot},
+		{"patient to patient", patient, other.ID, 422, cannot},
+		{"to oneself", patient, patient.ID, 422, "You cannot send a message to yourself."},
+		{"to nobody", patient, "00000000-0000-0000-0000-000000000000", 422, cannot},
+		{"to no id", patient, "not-an-id", 422, cannot},
+	} {
+		r := send(t, c.from, c.to, "hello")
+		if r.Status != c.status || r.Message() != c.message {
+			t.Errorf("%s: %d %s", c.name, r.Status, r.Raw)
+		}
+	}
+	// Someone who wrote first may be answered, though outside the
+	// directory: an admin is not in a provider's.
+	if r := send(t, admin, colleague.ID, "a question"); r.Status != 201 {
+		t.Fatalf("admin to provider: %d %s", r.Status, r.Raw)
+	}
+	mustSend(t, colleague, admin.ID, "an answer to someone outside my directory who wrote first")
+
+	// A deactivated person can no longer be written to.
+	if r := admin.Do(t, "PATCH", "/api/users/"+other.ID, map[string]any{"active": false}); r.Status != 200 {
+		t.Fatalf("deactivate: %d %s", r.Status, r.Raw)
+	}
+	if r := send(t, provider, other.ID, "hello"); r.Status != 422 || r.Message() != cannot {
+		t.Errorf("to a deactivated patient: %d %s", r.Status, r.Raw)
+	}
+
+	// Reading: a person one has never exchanged with and cannot reach is a 404.
+	if r := patient.Do(t, "GET", "/api/message/chat/"+other.ID, nil); r.Status != 404 {
+		t.Errorf("a patient reading another patient's conversation: %d %s", r.Status, r.Raw)
+	}
+	if r := patient.Do(t, "GET", "/api/message/chat/not-an-id", nil); r.Status != 404 {
+		t.Errorf("no id: %d %s", r.Status, r.Raw)
+	}
+	var denied int
+	if err := app.DB.Pool.QueryRow(context.Background(), `SELECT count(*) FROM audit_log WHERE action = 'access_denied' AND actor_id = $1`, patient.ID).Scan(&denied); err != nil || denied == 0 {
+		t.Errorf("refusals of the patient audited: %d (%v)", denied, err)
+	}
+}
+
+// TestMessagesContent: text is trimmed, 1 to 4000 characters counted as
+// characters, kept as text (HTML included), sealed in the database and
+// recorded in the audit log by id only.
+func TestMessagesContent(t *testing.T) {
+	app := apptest.New(t)
+	provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+
+	for _, blank := range []string{"", "   ", "\n\t "} {
+		if r := send(t, provider, patient.ID, blank); r.Status != 422 || r.Message() != "Message cannot be empty." {
+			t.Errorf("blank %q: %d %s", blank, r.Status, r.Raw)
+		}
+	}
+	wide := strings.Repeat("é", domain.MessageMaxChars) // 8,000 bytes, 4,000 characters
+	if m := mustSend(t, provider, patient.ID, "  "+wide+"\n"); m["content"] != wide {
+		t.Error("a message of 4000 two-byte characters was not kept whole and trimmed")
+	}
+	if r := send(t, provider, patient.ID, wide+"é"); r.Status != 422 || r.Message() != "Message cannot be longer than 4000 characters." {
+		t.Errorf("4001 characters: %d %s", r.Status, r.Raw)
+	}
+	html := `<script>alert("x")</script> your scan is ready`
+	m := mustSend(t, provider, patient.ID, html)
+	if m["content"] != html || m["senderId"] != provider.ID || m["recipientId"] != patient.ID || m["readAt"] != nil || m["image"] != nil {
+		t.Errorf("sent: %v", m)
+	}
+	if r := patient.Do(t, "GET", "/api/message/chat/"+provider.ID, nil); r.List()[1]["content"] != html {
+		t.Errorf("read back: %s", r.Raw)
+	}
+
+	ctx := context.Background()
+	var clear int
+	if err := app.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM messages WHERE position('scan is ready'::bytea in sealed) > 0 OR position('éééé'::bytea in sealed) > 0`).Scan(&clear); err != nil || clear != 0 {
+		t.Errorf("clear text in the messages table: %d rows (%v)", clear, err)
+	}
+	var audited, leaked int
+	_ = app.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE action = 'message_send' AND record_id = $1 AND actor_id = $2`, m["id"], provider.ID).Scan(&audited)
+	_ = app.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE reason LIKE '%scan%'`).Scan(&leaked)
+	if audited != 1 || leaked != 0 {
+		t.Errorf("audit: %d entries of the send, %d with its text", audited, leaked)
+	}
+	if r := provider.Do(t, "POST", "/api/message/send", map[string]any{"recipientId": patient.ID, "content": "see this", "imageId": "x"}); r.Status != 422 {
+		t.Errorf("an attachment: %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestMessagesConversation: pages go back through history with no gap or
+// repeat, oldest first within a page; reading marks what the other person
+// wrote read; the chat list has one row per person, newest first, with
+// the unread count.
+func TestMessagesConversation(t *testing.T) {
+	app := apptest.New(t)
+	provider, patient, second := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient), app.SignUp(t, domain.RolePatient)
+	const n = 25
+	var sent []string
+	for i := range n {
+		from, to := provider, patient.ID
+		if i%3 == 2 {
+			from, to = patient, provider.ID
+		}
+		sent = append(sent, mustSend(t, from, to, "message "+strconv.Itoa(i))["id"].(string))
+	}
+	mustSend(t, provider, second.ID, "to the second patient")
+
+	chats := patient.Do(t, "GET", "/api/message/chat-list", nil).List()
+	if len(chats) != 1 || chats[0]["id"] != provider.ID || chats[0]["unread"] != float64(17) {
+		t.Fatalf("the patient's chat list: %v", chats)
+	}
+	last := chats[0]["lastMessage"].(map[string]any)
+	if last["content"] != "message 24" || last["senderId"] != provider.ID {
+		t.Errorf("last message: %v", last)
+	}
+	chats = provider.Do(t, "GET", "/api/message/chat-list", nil).List()
+	if len(chats) != 2 || chats[0]["id"] != second.ID || chats[1]["id"] != patient.ID || chats[1]["unread"] != float64(8) {
+		t.Errorf("the provider's chat list: %v", chats)
+	}
+
+	var got []string
+	before := ""
+	for pages := 0; ; pages++ {
+		path := "/api/message/chat/" + provider.ID + "?limit=10"
+		if before != "" {
+			path += "&before=" + before
+		}
+		r := patient.Do(t, "GET", path, nil)
+		if r.Status != 200 {
+			t.Fatalf("page: %d %s", r.Status, r.Raw)
+		}
+		var ids []string
+		for _, m := range r.List() {
+			ids = append(ids, m["id"].(string))
+			if m["recipientId"] == patient.ID && m["readAt"] == nil {
+				t.Errorf("a received message on the page is not read: %v", m)
+			}
+		}
+		got = append(ids, got...)
+		p := r.Body["pagination"].(map[string]any)
+		if p["hasMore"] != true {
+			break
+		}
+		before = p["before"].(string)
+		if pages > 5 {
+			t.Fatal("the pages never end")
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(sent, ",") {
+		t.Errorf("history: %d messages, not the %d sent in order", len(got), len(sent))
+	}
+	if chats := patient.Do(t, "GET", "/api/message/chat-list", nil).List(); chats[0]["unread"] != float64(0) {
+		t.Errorf("unread after reading: %v", chats[0]["unread"])
+	}
+	// The sender sees their messages read.
+	mine := provider.Do(t, "GET", "/api/message/chat/"+patient.ID+"?limit=1", nil).List()
+	if mine[0]["readAt"] == nil {
+		t.Errorf("the provider's newest message, read by the patient: %v", mine[0])
+	}
+	for _, bad := range []string{"?limit=0", "?limit=101", "?limit=x"} {
+		if r := patient.Do(t, "GET", "/api/message/chat/"+provider.ID+bad, nil); r.Status != 422 {
+			t.Errorf("%s: %d", bad, r.Status)
+		}
+	}
+	if r := patient.Do(t, "GET", "/api/message/chat/"+provider.ID+"?before="+sent[0][:8], nil); r.Status != 404 {
+		t.Errorf("before no message: %d", r.Status)
+	}
+	other := mustSend(t, provider, second.ID, "x")["id"].(string)
+	if r := patient.Do(t, "GET", "/api/message/chat/"+provider.ID+"?before="+other, nil); r.Status != 404 {
+		t.Errorf("before a message of another conversation: %d", r.Status)
+	}
+}
+
+// TestMessagesThrottle: at most 30 messages a minute per sender.
+func TestMessagesThrottle(t *testing.T) {
+	app := apptest.New(t)
+	provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+	for i := range 30 {
+		mustSend(t, provider, patient.ID, "m"+strconv.Itoa(i))
+	}
+	r := send(t, provider, patient.ID, "one too many")
+	if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("31st message: %d %s", r.Status, r.Raw)
+	}
+	// The window is measured by the database clock: move it there.
+	if _, err := app.DB.Pool.Exec(context.Background(), "UPDATE throttles SET window_start = window_start - interval '61 seconds'"); err != nil {
+		t.Fatal(err)
+	}
+	mustSend(t, provider, patient.ID, "a minute later")
+}

@@ -1,0 +1,229 @@
+package service
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/medishare/medishare/internal/domain"
+)
+
+// A sender may send this many messages a minute (api.md, Messages).
+var messagesPerMinute = limit{prefix: "message:", reason: "messages sent", max: 30, window: time.Minute,
+	message: "You are sending messages too quickly. Please wait a moment and try again."}
+
+// Page sizes of a conversation and of the chat list.
+const (
+	conversationDefault = 50
+	conversationMax     = 100
+	chatListMax         = 100
+)
+
+// MessageStore is what messaging needs from the database.
+type MessageStore interface {
+	Transactor
+	AuditWriter
+	Throttler
+	UserByID(ctx context.Context, id string) (domain.User, error)
+	InsertMessage(ctx context.Context, m domain.Message) (domain.Message, error)
+	Conversation(ctx context.Context, a, b, before string, limit int) ([]domain.Message, error)
+	MarkRead(ctx context.Context, recipient, sender string, at time.Time) (int, error)
+	Chats(ctx context.Context, userID string, limit int) ([]domain.Chat, error)
+	HasWritten(ctx context.Context, sender, recipient string) (bool, error)
+	HaveExchanged(ctx context.Context, a, b string) (bool, error)
+}
+
+// TextSealer seals message texts for the database (secure.TextSealer).
+type TextSealer interface {
+	Seal(recordID, text string) []byte
+	Open(recordID string, sealed []byte) (string, error)
+}
+
+// MessageService sends messages and reads conversations. Texts are sealed
+// before they reach the store and never logged or mailed.
+type MessageService struct {
+	store  MessageStore
+	sealer TextSealer
+	now    Clock
+}
+
+// NewMessageService wires the messaging use cases.
+func NewMessageService(store MessageStore, sealer TextSealer, now Clock) *MessageService {
+	return &MessageService{store: store, sealer: sealer, now: now}
+}
+
+var (
+	errNoSuchChat      = domain.Errorf(domain.ENOTFOUND, "User not found.")
+	errNoSuchMessage   = domain.Errorf(domain.ENOTFOUND, "Message not found.")
+	errCannotMessage   = domain.ValidationError("Please choose an active user you may write to.", domain.FieldError{Field: "recipientId", Message: "Please choose an active user you may write to."})
+	errMessageToSelf   = domain.ValidationError("You cannot send a message to yourself.", domain.FieldError{Field: "recipientId", Message: "You cannot send a message to yourself."})
+	errEmptyMessage    = domain.ValidationError("Message cannot be empty.", domain.FieldError{Field: "content", Message: "Message cannot be empty."})
+	errLongMessage     = domain.ValidationError("Message cannot be longer than 4000 characters.", domain.FieldError{Field: "content", Message: "Message cannot be longer than 4000 characters."})
+	errNoAttachmentYet = domain.ValidationError("Attaching an image to a message is not available yet.", domain.FieldError{Field: "imageId", Message: "Attaching an image to a message is not available yet."})
+)
+
+// SendRequest is the body of POST /api/message/send.
+type SendRequest struct {
+	RecipientID string
+	Content     string
+	ImageID     string
+}
+
+// Send sends a message from the caller to an active person they may write
+// to: one in their directory, or one who has written to them.
+// Errors: EFORBIDDEN, EVALIDATION, ETHROTTLED.
+func (s *MessageService) Send(ctx context.Context, p *domain.Principal, req SendRequest, meta domain.RequestMeta) (domain.Message, error) {
+	if err := require(ctx, s.store, p, domain.PermMessagesSend, meta, forbidden("You are not allowed to send messages.")); err != nil {
+		return domain.Message{}, err
+	}
+	content := strings.TrimSpace(req.Content)
+	switch {
+	case content == "":
+		return domain.Message{}, errEmptyMessage
+	case utf8.RuneCountInString(content) > domain.MessageMaxChars:
+		return domain.Message{}, errLongMessage
+	case strings.TrimSpace(req.ImageID) != "":
+		return domain.Message{}, errNoAttachmentYet
+	}
+	recipientID := strings.TrimSpace(req.RecipientID)
+	if recipientID == p.User.ID {
+		return domain.Message{}, errMessageToSelf
+	}
+	recipient, err := s.writable(ctx, p, recipientID, meta)
+	if err != nil {
+		return domain.Message{}, err
+	}
+	if err := messagesPerMinute.hit(ctx, s.store, s.store, s.now, p.User.ID, meta, p.User.ID); err != nil {
+		return domain.Message{}, err
+	}
+	m := domain.Message{ID: uuid.NewString(), SenderID: p.User.ID, RecipientID: recipient.ID}
+	m.Sealed = s.sealer.Seal(m.ID, content)
+	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if m, err = s.store.InsertMessage(ctx, m); err != nil {
+			return err
+		}
+		return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionMessageSend, Table: domain.TableMessages,
+			RecordID: m.ID, Success: true, Reason: "to user " + recipient.ID})
+	})
+	if err != nil {
+		return domain.Message{}, err
+	}
+	m.Content, m.Sealed = content, nil
+	return m, nil
+}
+
+// writable finds the recipient of a new message: active, and in the
+// sender's directory or someone who has written to the sender.
+func (s *MessageService) writable(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (domain.User, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return domain.User{}, errCannotMessage
+	}
+	u, err := s.store.UserByID(ctx, id)
+	if err != nil {
+		return domain.User{}, notFound(err, errCannotMessage)
+	}
+	if !u.Active {
+		return domain.User{}, errCannotMessage
+	}
+	if inDirectory(p, u) {
+		return u, nil
+	}
+	wrote, err := s.store.HasWritten(ctx, u.ID, p.User.ID)
+	if err != nil {
+		return domain.User{}, err
+	}
+	if !wrote {
+		return domain.User{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableUsers, RecordID: u.ID,
+			Reason: "message: recipient out of reach"}, errCannotMessage)
+	}
+	return u, nil
+}
+
+// inDirectory reports whether u is listed in the caller's directory by
+// role and state (domain.DirectoryOf).
+func inDirectory(p *domain.Principal, u domain.User) bool {
+	dir := domain.DirectoryOf(p)
+	return slices.Contains(dir.Roles, u.Role) && (u.Active || !dir.ActiveOnly)
+}
+
+// Conversation returns a page of the caller's messages with another person,
+// oldest first, and whether older ones exist; it marks what that person
+// wrote to the caller read. Errors: ENOTFOUND (a person out of reach, or a
+// before that is no message of theirs).
+func (s *MessageService) Conversation(ctx context.Context, p *domain.Principal, otherID, before string, limit int, meta domain.RequestMeta) ([]domain.Message, bool, error) {
+	if limit <= 0 {
+		limit = conversationDefault
+	}
+	limit = min(limit, conversationMax)
+	if err := s.readable(ctx, p, otherID, meta); err != nil {
+		return nil, false, err
+	}
+	page, err := s.store.Conversation(ctx, p.User.ID, otherID, before, limit+1)
+	if err != nil {
+		return nil, false, notFound(err, errNoSuchMessage)
+	}
+	more := len(page) > limit
+	page = page[:min(len(page), limit)]
+	now := s.now().UTC()
+	if before == "" {
+		if _, err := s.store.MarkRead(ctx, p.User.ID, otherID, now); err != nil {
+			return nil, false, err
+		}
+	}
+	slices.Reverse(page)
+	for i := range page {
+		if page[i].RecipientID == p.User.ID && page[i].ReadAt == nil {
+			page[i].ReadAt = &now
+		}
+		if page[i].Content, err = s.sealer.Open(page[i].ID, page[i].Sealed); err != nil {
+			return nil, false, err
+		}
+		page[i].Sealed = nil
+	}
+	return page, more, nil
+}
+
+// readable checks that the caller may read their conversation with id:
+// the person is in their directory, or they have exchanged messages.
+func (s *MessageService) readable(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) error {
+	if _, err := uuid.Parse(id); err != nil || id == p.User.ID {
+		return errNoSuchChat
+	}
+	u, err := s.store.UserByID(ctx, id)
+	if err != nil {
+		return notFound(err, errNoSuchChat)
+	}
+	if inDirectory(p, u) {
+		return nil
+	}
+	exchanged, err := s.store.HaveExchanged(ctx, p.User.ID, id)
+	if err != nil {
+		return err
+	}
+	if !exchanged {
+		return refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableUsers, RecordID: id, Reason: "messages: person out of reach"}, errNoSuchChat)
+	}
+	return nil
+}
+
+// Chats returns the caller's conversations, newest first (at most
+// chatListMax), with their newest message opened.
+func (s *MessageService) Chats(ctx context.Context, p *domain.Principal) ([]domain.Chat, error) {
+	chats, err := s.store.Chats(ctx, p.User.ID, chatListMax)
+	if err != nil {
+		return nil, err
+	}
+	for i := range chats {
+		last := &chats[i].Last
+		if last.Content, err = s.sealer.Open(last.ID, last.Sealed); err != nil {
+			return nil, err
+		}
+		last.Sealed = nil
+	}
+	return chats, nil
+}
