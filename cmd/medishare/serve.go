@@ -46,6 +46,8 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 
 	go collectOrphans(ctx, a)
 	go scrubContents(ctx, a)
+	// Message events from every instance, for the streams open on this one.
+	go a.db.Listen(ctx, logger, a.services.Messages.Deliver, a.services.Messages.Resync)
 
 	readiness := httpapi.NewReadiness(
 		httpapi.Check{Name: "database", Ping: a.db.Ping},

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -18,13 +19,24 @@ type Check struct {
 type Readiness struct {
 	checks   []Check
 	draining atomic.Bool
+	drained  chan struct{}
+	once     sync.Once
 }
 
 // NewReadiness returns a readiness probe over the given checks.
-func NewReadiness(checks ...Check) *Readiness { return &Readiness{checks: checks} }
+func NewReadiness(checks ...Check) *Readiness {
+	return &Readiness{checks: checks, drained: make(chan struct{})}
+}
 
-// Drain makes every later readiness check fail.
-func (rd *Readiness) Drain() { rd.draining.Store(true) }
+// Drain makes every later readiness check fail, and ends the open event
+// streams (they would otherwise hold the shutdown for its whole grace).
+func (rd *Readiness) Drain() {
+	rd.draining.Store(true)
+	rd.once.Do(func() { close(rd.drained) })
+}
+
+// Draining is closed once Drain was called.
+func (rd *Readiness) Draining() <-chan struct{} { return rd.drained }
 
 func (rd *Readiness) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})

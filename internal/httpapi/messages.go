@@ -15,6 +15,7 @@ func (a *api) mountMessages(r chi.Router) {
 	r.Get("/message/chat-list", a.chatList)
 	r.Get("/message/chat/{userId}", a.conversation)
 	r.Post("/message/send", a.sendMessage)
+	r.Get("/message/stream", a.messageStream)
 }
 
 // messageJSON is a message (api.md "Messages").

@@ -34,6 +34,7 @@ type api struct {
 	*service.Services
 	secureCookies bool
 	publicOrigin  string
+	draining      <-chan struct{} // closed when shutdown begins
 }
 
 // NewRouter builds the whole HTTP handler.
@@ -52,7 +53,7 @@ func NewRouter(d Deps) http.Handler {
 	r.Route("/api", func(r chi.Router) {
 		r.Use(withCleanQuery)
 		if d.Services != nil {
-			a := &api{Services: d.Services, secureCookies: d.SecureCookies, publicOrigin: originOf(d.PublicURL)}
+			a := &api{Services: d.Services, secureCookies: d.SecureCookies, publicOrigin: originOf(d.PublicURL), draining: d.Readiness.Draining()}
 			a.mountAuth(r)
 			a.mountImageContent(r)
 			r.Group(func(r chi.Router) {

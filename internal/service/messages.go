@@ -35,6 +35,10 @@ type MessageStore interface {
 	Chats(ctx context.Context, userID string, limit int) ([]domain.Chat, error)
 	HasWritten(ctx context.Context, sender, recipient string) (bool, error)
 	HaveExchanged(ctx context.Context, a, b string) (bool, error)
+	Message(ctx context.Context, id string) (domain.Message, error)
+	MessagesSince(ctx context.Context, userID, after string, window int64, limit int) ([]domain.Message, error)
+	// Notify tells every instance (and, in a transaction, at its commit).
+	Notify(ctx context.Context, payload string) error
 }
 
 // TextSealer seals message texts for the database (secure.TextSealer).
@@ -49,11 +53,12 @@ type MessageService struct {
 	store  MessageStore
 	sealer TextSealer
 	now    Clock
+	hub    *hub
 }
 
 // NewMessageService wires the messaging use cases.
 func NewMessageService(store MessageStore, sealer TextSealer, now Clock) *MessageService {
-	return &MessageService{store: store, sealer: sealer, now: now}
+	return &MessageService{store: store, sealer: sealer, now: now, hub: newHub()}
 }
 
 var (
@@ -107,8 +112,11 @@ func (s *MessageService) Send(ctx context.Context, p *domain.Principal, req Send
 		if m, err = s.store.InsertMessage(ctx, m); err != nil {
 			return err
 		}
-		return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionMessageSend, Table: domain.TableMessages,
-			RecordID: m.ID, Success: true, Reason: "to user " + recipient.ID})
+		if err := record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionMessageSend, Table: domain.TableMessages,
+			RecordID: m.ID, Success: true, Reason: "to user " + recipient.ID}); err != nil {
+			return err
+		}
+		return s.store.Notify(ctx, messageNotice(m.ID))
 	})
 	if err != nil {
 		return domain.Message{}, err
@@ -171,7 +179,11 @@ func (s *MessageService) Conversation(ctx context.Context, p *domain.Principal, 
 	page = page[:min(len(page), limit)]
 	now := s.now().UTC()
 	if before == "" {
-		if _, err := s.store.MarkRead(ctx, p.User.ID, otherID, now); err != nil {
+		n, err := s.store.MarkRead(ctx, p.User.ID, otherID, now)
+		if err == nil && n > 0 {
+			err = s.store.Notify(ctx, readNotice(p.User.ID, otherID, now))
+		}
+		if err != nil {
 			return nil, false, err
 		}
 	}

@@ -51,13 +51,59 @@ func (s *Store) Conversation(ctx context.Context, a, b, before string, limit int
 	}
 	out := make([]domain.Message, len(rows))
 	for i, r := range rows {
-		out[i] = domain.Message{
-			ID: r.ID.String(), SenderID: r.SenderID.String(), RecipientID: r.RecipientID.String(),
-			Sealed: r.Sealed, CreatedAt: r.CreatedAt.UTC(), ReadAt: timePtr(r.ReadAt), Seq: r.Seq,
+		out[i] = toMessage(r)
+	}
+	return out, nil
+}
+
+// toMessage is a message row (every query reading whole messages gives the
+// same columns as ConversationPage).
+func toMessage(r db.ConversationPageRow) domain.Message {
+	m := domain.Message{
+		ID: r.ID.String(), SenderID: r.SenderID.String(), RecipientID: r.RecipientID.String(),
+		Sealed: r.Sealed, CreatedAt: r.CreatedAt.UTC(), ReadAt: timePtr(r.ReadAt), Seq: r.Seq,
+	}
+	if r.ImageID.Valid {
+		m.Image = &domain.MessageImage{ID: uuid.UUID(r.ImageID.Bytes).String(), Caption: r.ImageCaption}
+	}
+	return m
+}
+
+// Message returns one message. Errors: ENOTFOUND.
+func (s *Store) Message(ctx context.Context, id string) (domain.Message, error) {
+	uid, err := uuid.Parse(id)
+	if err != nil {
+		return domain.Message{}, domain.Errorf(domain.ENOTFOUND, "message not found")
+	}
+	r, err := s.q(ctx).MessageByID(ctx, uid)
+	if err != nil {
+		return domain.Message{}, translate(err)
+	}
+	return toMessage(db.ConversationPageRow(r)), nil
+}
+
+// MessagesSince returns up to limit of the user's messages, sent or
+// received, written after the message after (all of them when empty),
+// oldest first. Errors: ENOTFOUND when after is no message of theirs.
+func (s *Store) MessagesSince(ctx context.Context, userID, after string, window int64, limit int) ([]domain.Message, error) {
+	uid := uuid.MustParse(userID)
+	var seq int64
+	if after != "" {
+		id, err := uuid.Parse(after)
+		if err != nil {
+			return nil, domain.Errorf(domain.ENOTFOUND, "message not found")
 		}
-		if r.ImageID.Valid {
-			out[i].Image = &domain.MessageImage{ID: uuid.UUID(r.ImageID.Bytes).String(), Caption: r.ImageCaption}
+		if seq, err = s.q(ctx).MessageSeqOf(ctx, db.MessageSeqOfParams{ID: id, UserID: uid}); err != nil {
+			return nil, translate(err)
 		}
+	}
+	rows, err := s.q(ctx).MessagesOfSince(ctx, db.MessagesOfSinceParams{UserID: uid, AfterSeq: max(seq-window, 0), MaxRows: int32(limit)})
+	if err != nil {
+		return nil, translate(err)
+	}
+	out := make([]domain.Message, len(rows))
+	for i, r := range rows {
+		out[i] = toMessage(db.ConversationPageRow(r))
 	}
 	return out, nil
 }

@@ -161,6 +161,9 @@ func New(t testing.TB) *App {
 		Logger:   logger, Now: clock.Now,
 	})
 	t.Cleanup(services.Background.Wait)
+	listening, stopListening := context.WithCancel(context.Background())
+	t.Cleanup(stopListening)
+	go db.Listen(listening, logger, services.Messages.Deliver, services.Messages.Resync)
 	router := httpapi.NewRouter(httpapi.Deps{
 		Logger: logger, Readiness: httpapi.NewReadiness(), WebApp: fstest.MapFS{}, PublicURL: "http://medishare.test",
 		Services: services,

@@ -241,6 +241,41 @@ func (q *Queries) MarkConversationRead(ctx context.Context, arg MarkConversation
 	return items, nil
 }
 
+const messageByID = `-- name: MessageByID :one
+SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_id, coalesce(i.caption, '')::text AS image_caption
+FROM messages m LEFT JOIN images i ON i.id = m.image_id
+WHERE m.id = $1
+`
+
+type MessageByIDRow struct {
+	Seq          int64
+	ID           uuid.UUID
+	SenderID     uuid.UUID
+	RecipientID  uuid.UUID
+	Sealed       []byte
+	CreatedAt    time.Time
+	ReadAt       pgtype.Timestamptz
+	ImageID      pgtype.UUID
+	ImageCaption string
+}
+
+func (q *Queries) MessageByID(ctx context.Context, id uuid.UUID) (MessageByIDRow, error) {
+	row := q.db.QueryRow(ctx, messageByID, id)
+	var i MessageByIDRow
+	err := row.Scan(
+		&i.Seq,
+		&i.ID,
+		&i.SenderID,
+		&i.RecipientID,
+		&i.Sealed,
+		&i.CreatedAt,
+		&i.ReadAt,
+		&i.ImageID,
+		&i.ImageCaption,
+	)
+	return i, err
+}
+
 const messageSeq = `-- name: MessageSeq :one
 SELECT seq FROM messages
 WHERE id = $1 AND least(sender_id, recipient_id) = least($2::uuid, $3::uuid)
@@ -257,6 +292,23 @@ type MessageSeqParams struct {
 // "before"); nothing for a message of another conversation.
 func (q *Queries) MessageSeq(ctx context.Context, arg MessageSeqParams) (int64, error) {
 	row := q.db.QueryRow(ctx, messageSeq, arg.ID, arg.A, arg.B)
+	var seq int64
+	err := row.Scan(&seq)
+	return seq, err
+}
+
+const messageSeqOf = `-- name: MessageSeqOf :one
+SELECT seq FROM messages WHERE id = $1 AND (sender_id = $2 OR recipient_id = $2)
+`
+
+type MessageSeqOfParams struct {
+	ID     uuid.UUID
+	UserID uuid.UUID
+}
+
+// The place of a message the person sent or received (a Last-Event-ID).
+func (q *Queries) MessageSeqOf(ctx context.Context, arg MessageSeqOfParams) (int64, error) {
+	row := q.db.QueryRow(ctx, messageSeqOf, arg.ID, arg.UserID)
 	var seq int64
 	err := row.Scan(&seq)
 	return seq, err
@@ -283,6 +335,69 @@ func (q *Queries) MessagesNotUnder(ctx context.Context, keyID []byte) ([]Message
 	for rows.Next() {
 		var i MessagesNotUnderRow
 		if err := rows.Scan(&i.ID, &i.Sealed); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const messagesOfSince = `-- name: MessagesOfSince :many
+SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_id, coalesce(i.caption, '')::text AS image_caption
+FROM (
+    (SELECT r.seq FROM messages r WHERE r.recipient_id = $1 AND r.seq > $2 ORDER BY r.seq LIMIT $3)
+    UNION
+    (SELECT s.seq FROM messages s WHERE s.sender_id = $1 AND s.seq > $2 ORDER BY s.seq LIMIT $3)
+) x
+JOIN messages m ON m.seq = x.seq
+LEFT JOIN images i ON i.id = m.image_id
+ORDER BY m.seq
+LIMIT $3
+`
+
+type MessagesOfSinceParams struct {
+	UserID   uuid.UUID
+	AfterSeq int64
+	MaxRows  int32
+}
+
+type MessagesOfSinceRow struct {
+	Seq          int64
+	ID           uuid.UUID
+	SenderID     uuid.UUID
+	RecipientID  uuid.UUID
+	Sealed       []byte
+	CreatedAt    time.Time
+	ReadAt       pgtype.Timestamptz
+	ImageID      pgtype.UUID
+	ImageCaption string
+}
+
+// A person's messages, sent or received, after @after_seq, oldest first:
+// a reconnecting stream's replay (each side through its own index).
+func (q *Queries) MessagesOfSince(ctx context.Context, arg MessagesOfSinceParams) ([]MessagesOfSinceRow, error) {
+	rows, err := q.db.Query(ctx, messagesOfSince, arg.UserID, arg.AfterSeq, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []MessagesOfSinceRow{}
+	for rows.Next() {
+		var i MessagesOfSinceRow
+		if err := rows.Scan(
+			&i.Seq,
+			&i.ID,
+			&i.SenderID,
+			&i.RecipientID,
+			&i.Sealed,
+			&i.CreatedAt,
+			&i.ReadAt,
+			&i.ImageID,
+			&i.ImageCaption,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -55,3 +55,26 @@ SELECT id, sealed FROM messages WHERE substring(sealed FROM 2 FOR 8) <> @key_id:
 
 -- name: SetMessageSealed :exec
 UPDATE messages SET sealed = @sealed WHERE id = @id;
+
+-- name: MessageByID :one
+SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_id, coalesce(i.caption, '')::text AS image_caption
+FROM messages m LEFT JOIN images i ON i.id = m.image_id
+WHERE m.id = @id;
+
+-- name: MessagesOfSince :many
+-- A person's messages, sent or received, after @after_seq, oldest first:
+-- a reconnecting stream's replay (each side through its own index).
+SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_id, coalesce(i.caption, '')::text AS image_caption
+FROM (
+    (SELECT r.seq FROM messages r WHERE r.recipient_id = @user_id AND r.seq > @after_seq ORDER BY r.seq LIMIT @max_rows)
+    UNION
+    (SELECT s.seq FROM messages s WHERE s.sender_id = @user_id AND s.seq > @after_seq ORDER BY s.seq LIMIT @max_rows)
+) x
+JOIN messages m ON m.seq = x.seq
+LEFT JOIN images i ON i.id = m.image_id
+ORDER BY m.seq
+LIMIT @max_rows;
+
+-- name: MessageSeqOf :one
+-- The place of a message the person sent or received (a Last-Event-ID).
+SELECT seq FROM messages WHERE id = @id AND (sender_id = @user_id OR recipient_id = @user_id);

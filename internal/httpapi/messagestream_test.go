@@ -1,0 +1,151 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/testutil/apptest"
+)
+
+// sseEvent is one server-sent event.
+type sseEvent struct {
+	Name, ID string
+	Data     map[string]any
+}
+
+// openStream opens p's message stream (with lastID as Last-Event-ID when
+// set); its events arrive on the channel, which closes when the stream ends.
+func openStream(t *testing.T, app *apptest.App, p *apptest.Person, lastID string) (*http.Response, <-chan sseEvent) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", app.URL+"/api/message/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+p.Token)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan sseEvent, 100)
+	go func() {
+		defer close(events)
+		defer resp.Body.Close()
+		var ev sseEvent
+		lines := bufio.NewScanner(resp.Body)
+		for lines.Scan() {
+			line := lines.Text()
+			switch {
+			case line == "":
+				if ev.Name != "" {
+					events <- ev
+				}
+				ev = sseEvent{}
+			case strings.HasPrefix(line, "event: "):
+				ev.Name = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "id: "):
+				ev.ID = strings.TrimPrefix(line, "id: ")
+			case strings.HasPrefix(line, "data: "):
+				_ = json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &ev.Data)
+			}
+		}
+	}()
+	return resp, events
+}
+
+// next waits for the next event named name (skipping others).
+func next(t *testing.T, events <-chan sseEvent, name string) sseEvent {
+	t.Helper()
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatalf("the stream ended before a %q event", name)
+			}
+			if ev.Name == name {
+				return ev
+			}
+		case <-timeout:
+			t.Fatalf("no %q event within 5 s", name)
+		}
+	}
+}
+
+// TestMessageStream: a message reaches the streams of both people as it is
+// sent; reading it sends a read receipt to its sender; a reconnect with
+// Last-Event-ID replays what was missed; signing out ends the stream.
+func TestMessageStream(t *testing.T) {
+	app := apptest.New(t)
+	provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+	resp, patientEvents := openStream(t, app, patient, "")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" || resp.Header.Get("X-Accel-Buffering") != "no" {
+		t.Fatalf("stream: %d %v", resp.StatusCode, resp.Header)
+	}
+	_, providerEvents := openStream(t, app, provider, "")
+
+	first := mustSend(t, provider, patient.ID, "your scan is ready")
+	got := next(t, patientEvents, "message")
+	if got.ID != first["id"] || got.Data["content"] != "your scan is ready" || got.Data["senderId"] != provider.ID {
+		t.Errorf("the patient's event: %+v", got)
+	}
+	if mine := next(t, providerEvents, "message"); mine.ID != first["id"] {
+		t.Errorf("the sender's own event: %+v", mine)
+	}
+
+	patient.Do(t, "GET", "/api/message/chat/"+provider.ID, nil)
+	read := next(t, providerEvents, "read")
+	if read.Data["userId"] != patient.ID || read.Data["senderId"] != provider.ID || read.Data["readAt"] == nil {
+		t.Errorf("read receipt: %+v", read)
+	}
+
+	// Missed while away: replayed on reconnecting, in order.
+	second := mustSend(t, provider, patient.ID, "second")["id"]
+	third := mustSend(t, provider, patient.ID, "third")["id"]
+	_, again := openStream(t, app, patient, first["id"].(string))
+	var replayed []string
+	for len(replayed) < 2 {
+		ev := next(t, again, "message")
+		if ev.ID != first["id"] {
+			replayed = append(replayed, ev.ID)
+		}
+	}
+	if replayed[0] != second || replayed[1] != third {
+		t.Errorf("replayed %v, want %v %v", replayed, second, third)
+	}
+
+	// Signing out ends the stream within 5 seconds.
+	start := time.Now()
+	patient.Do(t, "POST", "/api/auth/logout", nil)
+	for range patientEvents { // drains until the server ends it
+	}
+	if waited := time.Since(start); waited > 6*time.Second {
+		t.Errorf("the stream outlived the session by %s", waited)
+	}
+	if r, _ := patient.Get(t, "/api/message/stream", nil); r.StatusCode != 401 {
+		t.Errorf("a stream after signing out: %d", r.StatusCode)
+	}
+}
+
+// TestMessageStreamBounds: a person may hold five streams at once; a sixth
+// is refused until one closes.
+func TestMessageStreamBounds(t *testing.T) {
+	app := apptest.New(t)
+	patient := app.SignUp(t, domain.RolePatient)
+	for i := range 5 {
+		if resp, _ := openStream(t, app, patient, ""); resp.StatusCode != 200 {
+			t.Fatalf("stream %d: %d", i+1, resp.StatusCode)
+		}
+	}
+	r, body := patient.Get(t, "/api/message/stream", nil)
+	if r.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(body), "Too many open message streams.") || r.Header.Get("Retry-After") == "" {
+		t.Errorf("a sixth stream: %d %s", r.StatusCode, body)
+	}
+}

@@ -1,0 +1,205 @@
+package service
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/medishare/medishare/internal/domain"
+)
+
+// Bounds on open message streams (api.md, Messages): a person's browsers
+// share one stream between their tabs, so a few per person is plenty.
+const (
+	streamsPerUser     = 5
+	streamsPerInstance = 2000
+	// streamBuffer is how many events a stream may fall behind before it
+	// is ended (its client reconnects and replays what it missed).
+	streamBuffer = 64
+	// replayWindow reaches back this many places before a reconnecting
+	// client's last message: a message written earlier (a lower place) may
+	// commit later, after the client saw the newer one; no more than the
+	// connections of every instance can be writing at once. The client
+	// drops repeats by id.
+	replayWindow = 100
+	// ReplayMax is the most a stream replays at once; a stream that
+	// replayed that many ends, and its client reconnects for the rest.
+	ReplayMax = 500
+)
+
+// StreamEvent is one event of a person's message stream.
+type StreamEvent struct {
+	Kind    string // "message" or "read"
+	Message domain.Message
+	// For "read": Reader read what Sender wrote to them, at ReadAt.
+	Reader, Sender string
+	ReadAt         time.Time
+}
+
+// Subscription is one open stream of a person.
+type Subscription struct {
+	userID string
+	hub    *hub
+	// Events are the person's events; closed when the stream fell too far
+	// behind, so that it ends.
+	Events chan StreamEvent
+	// Resync says the instance may have missed events (its database
+	// connection for them was lost): the stream should replay.
+	Resync chan struct{}
+	once   sync.Once
+}
+
+// Close ends the subscription.
+func (s *Subscription) Close() { s.once.Do(func() { s.hub.remove(s) }) }
+
+// hub holds the open streams of this instance by person.
+type hub struct {
+	mu    sync.Mutex
+	subs  map[string]map[*Subscription]bool
+	total int
+}
+
+func newHub() *hub { return &hub{subs: map[string]map[*Subscription]bool{}} }
+
+var (
+	errTooManyStreams = &domain.Error{Kind: domain.ETHROTTLED, Message: "Too many open message streams. Please close other MediShare windows.", RetryAfterSeconds: 5}
+	errStreamsBusy    = &domain.Error{Kind: domain.EUNAVAILABLE, Message: "The server is busy. Please try again shortly."}
+)
+
+func (h *hub) add(userID string) (*Subscription, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.subs[userID]) >= streamsPerUser {
+		return nil, errTooManyStreams
+	}
+	if h.total >= streamsPerInstance {
+		return nil, errStreamsBusy
+	}
+	s := &Subscription{userID: userID, hub: h, Events: make(chan StreamEvent, streamBuffer), Resync: make(chan struct{}, 1)}
+	if h.subs[userID] == nil {
+		h.subs[userID] = map[*Subscription]bool{}
+	}
+	h.subs[userID][s] = true
+	h.total++
+	return s, nil
+}
+
+func (h *hub) remove(s *Subscription) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.subs[s.userID][s] {
+		delete(h.subs[s.userID], s)
+		h.total--
+		if len(h.subs[s.userID]) == 0 {
+			delete(h.subs, s.userID)
+		}
+	}
+}
+
+// send gives ev to every stream of userID; a stream whose buffer is full
+// is dropped (its Events closed).
+func (h *hub) send(userID string, ev StreamEvent) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs[userID] {
+		select {
+		case s.Events <- ev:
+		default:
+			delete(h.subs[userID], s)
+			h.total--
+			close(s.Events)
+		}
+	}
+}
+
+func (h *hub) resync() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, subs := range h.subs {
+		for s := range subs {
+			select {
+			case s.Resync <- struct{}{}:
+			default: // already told
+			}
+		}
+	}
+}
+
+// Notification payloads on the events channel: ids and times only.
+func messageNotice(id string) string { return "message:" + id }
+
+func readNotice(reader, sender string, at time.Time) string {
+	return "read:" + reader + ":" + sender + ":" + strconv.FormatInt(at.UnixNano(), 10)
+}
+
+// Subscribe opens a stream of the caller's messages and read receipts.
+// Errors: ETHROTTLED (too many of the caller's), EUNAVAILABLE (too many
+// on this instance).
+func (s *MessageService) Subscribe(p *domain.Principal) (*Subscription, error) {
+	return s.hub.add(p.User.ID)
+}
+
+// Deliver hands a notification from the events channel (from any
+// instance) to the streams it concerns on this one.
+func (s *MessageService) Deliver(payload string) {
+	kind, rest, _ := strings.Cut(payload, ":")
+	switch kind {
+	case "message":
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		m, err := s.store.Message(ctx, rest)
+		if err == nil {
+			m.Content, err = s.sealer.Open(m.ID, m.Sealed)
+		}
+		if err != nil {
+			slog.Warn("delivering a message event", "message", rest, "err", err)
+			return
+		}
+		m.Sealed = nil
+		ev := StreamEvent{Kind: "message", Message: m}
+		s.hub.send(m.SenderID, ev)
+		s.hub.send(m.RecipientID, ev)
+	case "read":
+		parts := strings.Split(rest, ":")
+		if len(parts) != 3 {
+			return
+		}
+		nanos, err := strconv.ParseInt(parts[2], 10, 64)
+		if err != nil {
+			return
+		}
+		ev := StreamEvent{Kind: "read", Reader: parts[0], Sender: parts[1], ReadAt: time.Unix(0, nanos).UTC()}
+		s.hub.send(ev.Sender, ev)
+		s.hub.send(ev.Reader, ev)
+	}
+}
+
+// Resync tells every stream of this instance that events may have been
+// missed.
+func (s *MessageService) Resync() { s.hub.resync() }
+
+// Replay returns the caller's messages, sent and received, after the one
+// with id after (from a little before it: see replayWindow), oldest first.
+// An unknown after replays nothing. Errors: none of the caller's making.
+func (s *MessageService) Replay(ctx context.Context, p *domain.Principal, after string) ([]domain.Message, error) {
+	if after == "" {
+		return nil, nil
+	}
+	msgs, err := s.store.MessagesSince(ctx, p.User.ID, after, replayWindow, ReplayMax)
+	if domain.ErrorKind(err) == domain.ENOTFOUND {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i := range msgs {
+		if msgs[i].Content, err = s.sealer.Open(msgs[i].ID, msgs[i].Sealed); err != nil {
+			return nil, err
+		}
+		msgs[i].Sealed = nil
+	}
+	return msgs, nil
+}
