@@ -57,6 +57,7 @@ type App struct {
 	Clock    *Clock
 	BlobDir  string // where the FS blob store keeps contents
 	Blobs    *CountingBlobs
+	dbURL    string
 }
 
 // CountingBlobs is the content store of the stack, counting the reads of
@@ -121,8 +122,21 @@ func (c *Clock) Shift(d time.Duration) {
 // New starts a stack on a fresh database.
 func New(t testing.TB) *App {
 	t.Helper()
+	return start(t, pgtest.NewDatabase(t), t.TempDir())
+}
+
+// Twin starts a second server instance on a's database and contents, as a
+// deployment with several instances runs: its own pool, listener, clock,
+// mailbox and in-memory state.
+func (a *App) Twin(t testing.TB) *App {
+	t.Helper()
+	return start(t, a.dbURL, a.BlobDir)
+}
+
+func start(t testing.TB, dbURL, blobDir string) *App {
+	t.Helper()
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, pgtest.NewDatabase(t), postgres.PoolOptions{MaxConns: 20, StatementTimeout: 30 * time.Second})
+	db, err := postgres.Open(ctx, dbURL, postgres.PoolOptions{MaxConns: 20, StatementTimeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +152,6 @@ func New(t testing.TB) *App {
 		t.Fatal(err)
 	}
 	clock := &Clock{}
-	blobDir := t.TempDir()
 	fs, err := blob.NewFS(blobDir)
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +183,7 @@ func New(t testing.TB) *App {
 	})
 	srv := httptest.NewServer(router)
 	t.Cleanup(srv.Close)
-	return &App{URL: srv.URL, Store: store, DB: db, Mailbox: box, Services: services, Clock: clock, BlobDir: blobDir, Blobs: blobs}
+	return &App{URL: srv.URL, Store: store, DB: db, Mailbox: box, Services: services, Clock: clock, BlobDir: blobDir, Blobs: blobs, dbURL: dbURL}
 }
 
 // Response is an answer, with its JSON body decoded when there is one.
@@ -339,6 +352,13 @@ func (c *Client) send(t testing.TB, req *http.Request) *Response {
 type Person struct {
 	ID, Email, Username, Password, Role string
 	*Client
+}
+
+// As is p, signed in with the same session, talking to instance a.
+func (a *App) As(p *Person) *Person {
+	c := a.Client()
+	c.Token = p.Token
+	return &Person{ID: p.ID, Email: p.Email, Username: p.Username, Password: p.Password, Role: p.Role, Client: c}
 }
 
 var seq struct {
