@@ -126,8 +126,59 @@ func TestMessagesContent(t *testing.T) {
 	if audited != 1 || leaked != 0 {
 		t.Errorf("audit: %d entries of the send, %d with its text", audited, leaked)
 	}
-	if r := provider.Do(t, "POST", "/api/message/send", map[string]any{"recipientId": patient.ID, "content": "see this", "imageId": "x"}); r.Status != 422 {
-		t.Errorf("an attachment: %d %s", r.Status, r.Raw)
+}
+
+// TestMessagesAttachment: a message may be about an image both people can
+// see already (the recipient through a verified share), and carries its id
+// and caption; attaching grants nothing, and what stops one from seeing the
+// image stops the attaching.
+func TestMessagesAttachment(t *testing.T) {
+	app := apptest.New(t)
+	provider, colleague, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+	imageID := sharedImage(t, provider, patient.ID)
+	attach := func(from *apptest.Person, to string) *apptest.Response {
+		t.Helper()
+		return from.Do(t, "POST", "/api/message/send", map[string]any{"recipientId": to, "content": "about this image", "imageId": imageID})
+	}
+	refused := "Please choose an image you both may see."
+	if r := attach(provider, patient.ID); r.Status != 422 || r.Message() != refused {
+		t.Errorf("the patient has no share: %d %s", r.Status, r.Raw)
+	}
+	shareID, code := share(t, app, provider, patient, imageID, nil)
+	if r := attach(provider, patient.ID); r.Status != 422 {
+		t.Errorf("the patient's share is not verified: %d %s", r.Status, r.Raw)
+	}
+	if r := verify(t, patient, shareID, code); r.Status != 200 {
+		t.Fatalf("verify: %d %s", r.Status, r.Raw)
+	}
+	r := attach(provider, patient.ID)
+	image, _ := r.Data()["image"].(map[string]any)
+	if r.Status != 201 || image["id"] != imageID || image["caption"] != "Scan knee.jpg" {
+		t.Fatalf("attached: %d %s", r.Status, r.Raw)
+	}
+	page := patient.Do(t, "GET", "/api/message/chat/"+provider.ID, nil).List()
+	if got, _ := page[0]["image"].(map[string]any); got["id"] != imageID {
+		t.Errorf("the recipient's conversation: %v", page[0])
+	}
+	if r := attach(patient, provider.ID); r.Status != 201 {
+		t.Errorf("the patient answering about the image: %d %s", r.Status, r.Raw)
+	}
+	if r := attach(colleague, patient.ID); r.Status != 422 {
+		t.Errorf("a colleague who cannot see the image: %d %s", r.Status, r.Raw)
+	}
+	if r := provider.Do(t, "POST", "/api/message/send", map[string]any{"recipientId": patient.ID, "content": "x", "imageId": "00000000-0000-0000-0000-000000000000"}); r.Status != 422 || r.Message() != refused {
+		t.Errorf("no such image: %d %s", r.Status, r.Raw)
+	}
+
+	// Revoked: the message stays, but grants nothing.
+	if r := provider.Do(t, "DELETE", "/api/sharing/"+shareID, nil); r.Status != 200 {
+		t.Fatalf("revoke: %d %s", r.Status, r.Raw)
+	}
+	if r := patient.Do(t, "GET", "/api/upload/image/"+imageID, nil); r.Status != 404 {
+		t.Errorf("the image after revocation, to the patient who had it in a message: %d", r.Status)
+	}
+	if r := attach(provider, patient.ID); r.Status != 422 {
+		t.Errorf("attaching after revocation: %d %s", r.Status, r.Raw)
 	}
 }
 

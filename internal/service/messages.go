@@ -36,6 +36,8 @@ type MessageStore interface {
 	HasWritten(ctx context.Context, sender, recipient string) (bool, error)
 	HaveExchanged(ctx context.Context, a, b string) (bool, error)
 	Message(ctx context.Context, id string) (domain.Message, error)
+	Image(ctx context.Context, id string) (domain.Image, error)
+	RecipientShare(ctx context.Context, imageID, recipientID string) (domain.Share, error)
 	MessagesSince(ctx context.Context, userID, after string, window int64, limit int) ([]domain.Message, error)
 	// Notify tells every instance (and, in a transaction, at its commit).
 	Notify(ctx context.Context, payload string) error
@@ -62,13 +64,13 @@ func NewMessageService(store MessageStore, sealer TextSealer, now Clock) *Messag
 }
 
 var (
-	errNoSuchChat      = domain.Errorf(domain.ENOTFOUND, "User not found.")
-	errNoSuchMessage   = domain.Errorf(domain.ENOTFOUND, "Message not found.")
-	errCannotMessage   = domain.ValidationError("Please choose an active user you may write to.", domain.FieldError{Field: "recipientId", Message: "Please choose an active user you may write to."})
-	errMessageToSelf   = domain.ValidationError("You cannot send a message to yourself.", domain.FieldError{Field: "recipientId", Message: "You cannot send a message to yourself."})
-	errEmptyMessage    = domain.ValidationError("Message cannot be empty.", domain.FieldError{Field: "content", Message: "Message cannot be empty."})
-	errLongMessage     = domain.ValidationError("Message cannot be longer than 4000 characters.", domain.FieldError{Field: "content", Message: "Message cannot be longer than 4000 characters."})
-	errNoAttachmentYet = domain.ValidationError("Attaching an image to a message is not available yet.", domain.FieldError{Field: "imageId", Message: "Attaching an image to a message is not available yet."})
+	errNoSuchChat    = domain.Errorf(domain.ENOTFOUND, "User not found.")
+	errNoSuchMessage = domain.Errorf(domain.ENOTFOUND, "Message not found.")
+	errCannotMessage = domain.ValidationError("Please choose an active user you may write to.", domain.FieldError{Field: "recipientId", Message: "Please choose an active user you may write to."})
+	errMessageToSelf = domain.ValidationError("You cannot send a message to yourself.", domain.FieldError{Field: "recipientId", Message: "You cannot send a message to yourself."})
+	errEmptyMessage  = domain.ValidationError("Message cannot be empty.", domain.FieldError{Field: "content", Message: "Message cannot be empty."})
+	errLongMessage   = domain.ValidationError("Message cannot be longer than 4000 characters.", domain.FieldError{Field: "content", Message: "Message cannot be longer than 4000 characters."})
+	errBadAttachment = domain.ValidationError("Please choose an image you both may see.", domain.FieldError{Field: "imageId", Message: "Please choose an image you both may see."})
 )
 
 // SendRequest is the body of POST /api/message/send.
@@ -91,8 +93,6 @@ func (s *MessageService) Send(ctx context.Context, p *domain.Principal, req Send
 		return domain.Message{}, errEmptyMessage
 	case utf8.RuneCountInString(content) > domain.MessageMaxChars:
 		return domain.Message{}, errLongMessage
-	case strings.TrimSpace(req.ImageID) != "":
-		return domain.Message{}, errNoAttachmentYet
 	}
 	recipientID := strings.TrimSpace(req.RecipientID)
 	if recipientID == p.User.ID {
@@ -106,6 +106,11 @@ func (s *MessageService) Send(ctx context.Context, p *domain.Principal, req Send
 		return domain.Message{}, err
 	}
 	m := domain.Message{ID: uuid.NewString(), SenderID: p.User.ID, RecipientID: recipient.ID}
+	if id := strings.TrimSpace(req.ImageID); id != "" {
+		if m.Image, err = s.attachment(ctx, p, recipient, id, meta); err != nil {
+			return domain.Message{}, err
+		}
+	}
 	m.Sealed = s.sealer.Seal(m.ID, content)
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
 		var err error
@@ -150,6 +155,43 @@ func (s *MessageService) writable(ctx context.Context, p *domain.Principal, id s
 			Reason: "message: recipient out of reach"}, errCannotMessage)
 	}
 	return u, nil
+}
+
+// attachment is the image a message is about, which both people must be
+// able to see already (a recipient through a verified share): attaching it
+// grants nothing. Errors: EVALIDATION.
+func (s *MessageService) attachment(ctx context.Context, p *domain.Principal, recipient domain.User, id string, meta domain.RequestMeta) (*domain.MessageImage, error) {
+	im, err := s.store.Image(ctx, id)
+	if err != nil {
+		return nil, notFound(err, errBadAttachment)
+	}
+	for _, u := range []domain.User{p.User, recipient} {
+		ok, err := s.sees(ctx, u, im)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: im.ID,
+				Reason: "message attachment: not seen by user " + u.ID}, errBadAttachment)
+		}
+	}
+	return &domain.MessageImage{ID: im.ID, Caption: im.Caption}, nil
+}
+
+// sees reports whether u may see im now: an admin, its uploader, or the
+// recipient of a verified share of it that is still open.
+func (s *MessageService) sees(ctx context.Context, u domain.User, im domain.Image) (bool, error) {
+	if u.Role == domain.RoleAdmin || im.UploadedBy.ID == u.ID {
+		return true, nil
+	}
+	sh, err := s.store.RecipientShare(ctx, im.ID, u.ID)
+	if domain.ErrorKind(err) == domain.ENOTFOUND {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return sh.Status(s.now()) == domain.ShareVerified, nil
 }
 
 // inDirectory reports whether u is listed in the caller's directory by
