@@ -234,3 +234,49 @@ func TestSIGTERMLetsASlowRequestFinish(t *testing.T) {
 		t.Errorf("log lacks the clean stop:\n%s", stderr.String())
 	}
 }
+
+// TestSIGTERMClosesMessageStreams: open message streams end when shutdown
+// begins, so they do not hold the process for the whole grace period.
+func TestSIGTERMClosesMessageStreams(t *testing.T) {
+	env := devEnv(t, pgtest.NewDatabase(t))
+	env["MEDISHARE_SHUTDOWN_GRACE"] = "60s"
+	base := "http://" + env["MEDISHARE_ADDR"]
+	var stderr bytes.Buffer
+	cmd := startProgram(t, env, &stderr)
+	waitStatus(t, base+"/readyz", http.StatusOK)
+	token, _ := signInDemoProvider(t, env, base)
+	req, _ := http.NewRequest("GET", base+"/api/message/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("stream: %v %v", resp, err)
+	}
+	ended := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, resp.Body) // until the server ends the stream
+		resp.Body.Close()
+		close(ended)
+	}()
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream was still open 10 s after SIGTERM")
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("process exit: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("process did not exit after SIGTERM")
+	}
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("shutdown with an open stream took %s", took)
+	}
+}
