@@ -56,7 +56,7 @@ test-e2e: build
 ## bench: upload/download throughput, CPU per download, previews, server and preview memory, lists at 100,000 records and the audit log at a million entries, against the real process; writes docs/performance.md
 bench: build
 	scripts/apt-ensure.sh wrk:wrk
-	BENCH_REPORT=$(CURDIR)/docs/performance.md go test -run '^$$' -bench 'BenchmarkTransfers|BenchmarkContents|BenchmarkPreviewMemory|BenchmarkLists' -benchtime 1x -timeout 30m ./cmd/medishare/
+	BENCH_REPORT=$(CURDIR)/docs/performance.md go test -run '^$$' -bench 'BenchmarkTransfers|BenchmarkContents|BenchmarkPreviewMemory|BenchmarkLists|BenchmarkMessages' -benchtime 1x -timeout 60m ./cmd/medishare/
 	@cat docs/performance.md
 
 ## bench-peer: MediShare beside Orthanc (installs Debian's orthanc, orthanc-postgresql and wrk); writes docs/performance.md
