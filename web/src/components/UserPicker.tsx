@@ -21,6 +21,8 @@ export interface UserPickerTexts {
   none: (search: string) => string;
   /** The status while the picker is not enabled yet. */
   waiting?: string;
+  /** The search box's placeholder; 'First or last name' unless given. */
+  placeholder?: string;
 }
 
 export interface UserPickerHandle {
@@ -114,7 +116,7 @@ export function UserPicker({
           id={`${id}-search`}
           type="search"
           className="field__control"
-          placeholder="First or last name"
+          placeholder={texts.placeholder ?? 'First or last name'}
           autoComplete="off"
           value={text}
           disabled={!enabled || disabled}

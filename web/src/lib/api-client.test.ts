@@ -3,6 +3,7 @@ import MockAdapter from 'axios-mock-adapter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   api,
+  currentToken,
   errorBody,
   errorStatus,
   getErrorMessage,
@@ -11,6 +12,7 @@ import {
   requestSessionRenewal,
   setupApiClient,
   toApiError,
+  tokenAfterUnauthorized,
 } from './api-client';
 
 let mock: MockAdapter;
@@ -282,6 +284,65 @@ describe('session renewal on a 401', () => {
   it('requestSessionRenewal posts to /auth/refresh and gives the new token and user', async () => {
     mock.onPost('/auth/refresh').reply(200, { data: { token: 'fresh', user: { id: 'me' } } });
     await expect(requestSessionRenewal()).resolves.toEqual({ token: 'fresh', user: { id: 'me' } });
+  });
+});
+
+describe('tokenAfterUnauthorized (calls made with fetch: the message stream)', () => {
+  const expired = { message: 'Invalid or expired token', error: 'Invalid or expired token' };
+
+  function connect(options: { refreshFails?: boolean } = {}) {
+    let token: string | null = 'old';
+    const refresh = vi.fn(async () => {
+      if (options.refreshFails) throw new Error('no refresh cookie');
+      token = 'new';
+      return token;
+    });
+    const onUnauthorized = vi.fn();
+    teardown = setupApiClient({ getToken: () => token, refresh, onUnauthorized });
+    return { refresh, onUnauthorized };
+  }
+
+  it('gives the token the client sends', () => {
+    expect(currentToken()).toBeNull();
+    connect();
+    expect(currentToken()).toBe('old');
+  });
+
+  it('renews the session through the shared renewal and gives the new token', async () => {
+    const { refresh, onUnauthorized } = connect();
+    const [first, second] = await Promise.all([
+      tokenAfterUnauthorized('old', expired),
+      // An axios call failing at the same moment joins the same renewal.
+      renewSession(),
+    ]);
+    expect([first, second]).toEqual(['new', 'new']);
+    expect(refresh).toHaveBeenCalledTimes(1);
+    expect(onUnauthorized).not.toHaveBeenCalled();
+  });
+
+  it('gives the held token without renewing when it has changed since the call went out', async () => {
+    const { refresh } = connect();
+    await expect(tokenAfterUnauthorized('older', expired)).resolves.toBe('old');
+    expect(refresh).not.toHaveBeenCalled();
+  });
+
+  it('ends the session when the renewal fails, or on a second 401 after one', async () => {
+    const failing = connect({ refreshFails: true });
+    await expect(tokenAfterUnauthorized('old', expired)).rejects.toThrow();
+    expect(failing.onUnauthorized).toHaveBeenCalledTimes(1);
+    teardown?.();
+
+    const renewed = connect();
+    await expect(tokenAfterUnauthorized('new', expired, true)).rejects.toThrow();
+    expect(renewed.refresh).not.toHaveBeenCalled();
+    expect(renewed.onUnauthorized).toHaveBeenCalledTimes(1);
+  });
+
+  it('leaves a 401 that is not about the session alone', async () => {
+    const { refresh, onUnauthorized } = connect();
+    await expect(tokenAfterUnauthorized('old', { message: 'Wrong password.' })).rejects.toThrow(/not a session failure/);
+    expect(refresh).not.toHaveBeenCalled();
+    expect(onUnauthorized).not.toHaveBeenCalled();
   });
 });
 

@@ -48,7 +48,7 @@ function isSessionFailure(error: unknown): boolean {
 
 type RetriableConfig = InternalAxiosRequestConfig & { _sessionRetried?: boolean };
 
-let activeRefresh: (() => Promise<string>) | null = null;
+let activeHooks: ApiClientHooks | null = null;
 let inflightRenewal: Promise<string> | null = null;
 
 /**
@@ -57,13 +57,55 @@ let inflightRenewal: Promise<string> | null = null;
  * replayed one as theft, so two parallel renewals would end the session.
  */
 export function renewSession(): Promise<string> {
-  if (!activeRefresh) {
+  const refresh = activeHooks?.refresh;
+  if (!refresh) {
     return Promise.reject(new Error('The API client is not connected to a session.'));
   }
-  inflightRenewal ??= activeRefresh().finally(() => {
+  inflightRenewal ??= refresh().finally(() => {
     inflightRenewal = null;
   });
   return inflightRenewal;
+}
+
+/**
+ * The token to repeat a request with after a session 401, or a rejection once
+ * the session is over (then `onUnauthorized` has run). One renewal and one
+ * retry per request: a second 401 (`retried`) ends the session.
+ */
+async function tokenForRetry(hooks: ApiClientHooks, sentToken: string | null, retried: boolean): Promise<string> {
+  if (retried || !hooks.refresh) {
+    hooks.onUnauthorized();
+    throw new Error('The session has ended.');
+  }
+  // A request sent with a token that has since been replaced (another call
+  // renewed it meanwhile) only needs to go again.
+  const held = hooks.getToken();
+  if (held && held !== sentToken) return held;
+  try {
+    return await renewSession();
+  } catch (error) {
+    hooks.onUnauthorized();
+    throw error;
+  }
+}
+
+/** The access token the API client sends, or null when signed out or not connected. */
+export function currentToken(): string | null {
+  return activeHooks?.getToken() ?? null;
+}
+
+/**
+ * For the calls made outside axios (the message stream reads with fetch):
+ * the same handling of a 401 as the client's own. Resolves with the token to
+ * try again with; rejects when the 401 is not about the session, or when the
+ * session is over (renewal failed, or `retried`: a 401 again after a renewal),
+ * in which case the session has been cleared and the app sent to /login.
+ */
+export function tokenAfterUnauthorized(sentToken: string | null, body: unknown, retried = false): Promise<string> {
+  if (!activeHooks || !isSessionFailure({ status: 401, data: body })) {
+    return Promise.reject(new Error('The answer is not a session failure.'));
+  }
+  return tokenForRetry(activeHooks, sentToken, retried);
 }
 
 /**
@@ -85,8 +127,9 @@ function bearerOf(config: InternalAxiosRequestConfig): string | null {
  * so that lib/ never depends on app/ (and no import cycle appears).
  * Returns a function that removes the interceptors again.
  */
-export function setupApiClient({ getToken, refresh, onUnauthorized }: ApiClientHooks): () => void {
-  activeRefresh = refresh ?? null;
+export function setupApiClient(hooks: ApiClientHooks): () => void {
+  const { getToken } = hooks;
+  activeHooks = hooks;
 
   const requestId = api.interceptors.request.use((config) => {
     const token = getToken();
@@ -109,22 +152,14 @@ export function setupApiClient({ getToken, refresh, onUnauthorized }: ApiClientH
         throw error;
       }
       const config = error.config as RetriableConfig | undefined;
-      if (!config || config._sessionRetried || !refresh) {
-        onUnauthorized();
-        throw error;
-      }
-      // One renewal and one retry per request; a second 401 ends the session.
-      config._sessionRetried = true;
       let token: string;
       try {
-        // A request sent with a token that has since been replaced (another
-        // call renewed it meanwhile) only needs to go again.
-        const held = getToken();
-        token = held && held !== bearerOf(config) ? held : await renewSession();
+        token = await tokenForRetry(hooks, config ? bearerOf(config) : null, !config || Boolean(config._sessionRetried));
       } catch {
-        onUnauthorized();
         throw error;
       }
+      if (!config) throw error;
+      config._sessionRetried = true;
       config.headers = AxiosHeaders.from(config.headers);
       config.headers.set('Authorization', `Bearer ${token}`);
       return api.request(config);
@@ -134,7 +169,7 @@ export function setupApiClient({ getToken, refresh, onUnauthorized }: ApiClientH
   return () => {
     api.interceptors.request.eject(requestId);
     api.interceptors.response.eject(responseId);
-    if (activeRefresh === (refresh ?? null)) activeRefresh = null;
+    if (activeHooks === hooks) activeHooks = null;
   };
 }
 

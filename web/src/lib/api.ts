@@ -31,9 +31,10 @@ const axiosBaseQuery: BaseQueryFn<ApiRequest, unknown, ApiError> = async (
 
 /**
  * The cache tags. 'Image' ids are image ids plus the two lists; 'User' ids
- * are user ids plus the directory list; 'Profile' is the caller's own.
+ * are user ids plus the directory list; 'Profile' is the caller's own;
+ * 'Chat' ids are the other person's user id (a conversation) plus the chat list.
  */
-export const TAG_TYPES = ['Image', 'User', 'Profile', 'DashboardStats'] as const;
+export const TAG_TYPES = ['Image', 'User', 'Profile', 'DashboardStats', 'Chat'] as const;
 
 /** The lists behind 'Uploaded Images' (own uploads; admins: every image). */
 export const UPLOADED_IMAGES = { type: 'Image', id: 'UPLOADED_LIST' } as const;
@@ -42,8 +43,13 @@ export const SHARED_IMAGES = { type: 'Image', id: 'SHARED_LIST' } as const;
 /** Every page and search of the user directory (GET /api/users). */
 export const USER_LIST = { type: 'User', id: 'LIST' } as const;
 
+/** The chat list of GET /api/message/chat-list. */
+export const CHAT_LIST = { type: 'Chat', id: 'LIST' } as const;
+
 export const imageTag = (id: string) => ({ type: 'Image', id }) as const;
 export const userTag = (id: string) => ({ type: 'User', id }) as const;
+/** The conversation with one person, by their user id. */
+export const chatTag = (userId: string) => ({ type: 'Chat', id: userId }) as const;
 
 /**
  * The app's one RTK Query API. Features add their endpoints with

@@ -49,3 +49,30 @@ export function formatDateTime(value: string | null | undefined): string | null 
   if (Number.isNaN(date.getTime())) return value;
   return date.toLocaleString('en-PK', { timeZone: 'Asia/Karachi', dateStyle: 'medium', timeStyle: 'short' });
 }
+
+const PRODUCT_TIME_ZONE = 'Asia/Karachi';
+
+/** The calendar day of `date` in Pakistan, as 'YYYY-MM-DD'. */
+function karachiDay(date: Date): string {
+  // en-CA writes dates as YYYY-MM-DD.
+  return date.toLocaleDateString('en-CA', { timeZone: PRODUCT_TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit' });
+}
+
+/**
+ * A message time (product.md §2 /messages): the time of day for today
+ * ('2:30 pm'), 'Yesterday' for yesterday, otherwise the date ('12/05/2025');
+ * days as they are in Pakistan (en-PK, Asia/Karachi). `now` is for tests.
+ */
+export function formatMessageTime(value: string | null | undefined, now: Date = new Date()): string {
+  if (!value) return '';
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return value;
+  const day = karachiDay(date);
+  const today = karachiDay(now);
+  if (day === today) {
+    return date.toLocaleTimeString('en-PK', { timeZone: PRODUCT_TIME_ZONE, hour: 'numeric', minute: '2-digit' });
+  }
+  const yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
+  if (day === yesterday) return 'Yesterday';
+  return date.toLocaleDateString('en-PK', { timeZone: PRODUCT_TIME_ZONE });
+}

@@ -1,4 +1,4 @@
-import type { PagedResponse, RoleName, User } from '@/types/api';
+import type { ApiResponse, PagedResponse, RoleName, User } from '@/types/api';
 import { baseApi, USER_LIST, userTag } from './api';
 
 /** A search of the user directory (GET /api/users); unset fields are not sent. */
@@ -19,15 +19,22 @@ function searchParams({ search, role, page, limit }: UserSearch): Record<string,
   return params;
 }
 
-// The directory is shared code: the user picker (upload, share) and the
-// dashboard's user table all read it.
+// The directory is shared code: the user picker (upload, share, new chat),
+// the dashboard's user table, a user's page and a conversation's header read it.
 export const usersApi = baseApi.injectEndpoints({
   endpoints: (build) => ({
     listUsers: build.query<PagedResponse<User>, UserSearch>({
       query: (search) => ({ url: '/users', params: searchParams(search) }),
       providesTags: (result) => [USER_LIST, ...(result?.data ?? []).map((user) => userTag(user.id))],
     }),
+
+    /** GET /api/users/{id}: someone in the caller's directory. */
+    getUser: build.query<User, string>({
+      query: (id) => ({ url: `/users/${encodeURIComponent(id)}` }),
+      transformResponse: (body: ApiResponse<User>) => body.data,
+      providesTags: (_result, _error, id) => [userTag(id)],
+    }),
   }),
 });
 
-export const { useListUsersQuery } = usersApi;
+export const { useListUsersQuery, useGetUserQuery } = usersApi;

@@ -1,8 +1,12 @@
+import { skipToken } from '@reduxjs/toolkit/query/react';
 import { useEffect, useState } from 'react';
 import { NavLink, Outlet } from 'react-router';
 import { Logo } from '@/components/Logo';
 import { ShellContext } from '@/components/shell-context';
 import { useLogout } from '@/features/auth/use-logout';
+import { useGetChatListQuery } from '@/features/messages/api';
+import { totalUnread } from '@/features/messages/cache';
+import { unreadLabel } from '@/features/messages/labels';
 import { selectUser } from '@/lib/session';
 import { useAppSelector } from '../hooks';
 import { menuFor } from './menu';
@@ -20,6 +24,9 @@ export function AppShell() {
   const [leaving, setLeaving] = useState(false);
   const items = menuFor(user?.role ?? '');
   const name = user ? `${user.firstname} ${user.lastname}`.trim() : '';
+  // The chat list's unread counts, kept current by the message stream.
+  const { data: chats } = useGetChatListQuery(user ? undefined : skipToken);
+  const unread = totalUnread(chats);
 
   async function onLogout() {
     setOpen(false);
@@ -90,6 +97,15 @@ export function AppShell() {
                     onClick={() => setOpen(false)}
                   >
                     {item.label}
+                    {item.to === '/messages' && unread > 0 && (
+                      <>
+                        {' '}
+                        <span className="shell__badge" aria-hidden="true">
+                          {unreadLabel(unread)}
+                        </span>
+                        <span className="visually-hidden">{`(${unread} unread)`}</span>
+                      </>
+                    )}
                   </NavLink>
                 </li>
               ))}

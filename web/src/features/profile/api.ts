@@ -34,13 +34,6 @@ export const profileApi = baseApi.injectEndpoints({
       providesTags: ['Profile'],
     }),
 
-    /** GET /api/users/{id}: someone in the caller's directory. */
-    getUser: build.query<User, string>({
-      query: (id) => ({ url: `/users/${encodeURIComponent(id)}` }),
-      transformResponse: (body: ApiResponse<User>) => body.data,
-      providesTags: (_result, _error, id) => [userTag(id)],
-    }),
-
     /**
      * PUT /api/users/profile. The answer is the saved user: it replaces the
      * cached profile and is merged into the session's user (product.md §4).
@@ -69,7 +62,6 @@ export const profileApi = baseApi.injectEndpoints({
 
 export const {
   useGetOwnProfileQuery,
-  useGetUserQuery,
   useUpdateProfileMutation,
   useDeleteOwnAccountMutation,
 } = profileApi;

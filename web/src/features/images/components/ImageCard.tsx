@@ -1,4 +1,5 @@
 import { useId, type ReactNode } from 'react';
+import { Link } from 'react-router';
 import { formatDate, formatDateTime, fullName } from '@/lib/format';
 import type { MedicalImage } from '@/types/images';
 import { captionOf, mediaOf, typeLabel } from '../media';
@@ -23,6 +24,8 @@ interface ImageCardProps {
   onVerify?: (image: MedicalImage) => void;
   /** Who the image is shared with, shown when the caller may share it. */
   shares?: ReactNode;
+  /** Where "Discuss" leads (a conversation about the image); without it the card offers no Discuss. */
+  discussHref?: string | null;
 }
 
 function NoPreview() {
@@ -88,6 +91,7 @@ export function ImageCard({
   onShare,
   onVerify,
   shares,
+  discussHref,
 }: ImageCardProps) {
   const titleId = useId();
   const caption = captionOf(image);
@@ -166,6 +170,11 @@ export function ImageCard({
             >
               Verify
             </button>
+          )}
+          {discussHref && (
+            <Link className="btn btn--outline btn--small" to={discussHref} aria-label={`Discuss ${caption}`}>
+              Discuss
+            </Link>
           )}
           {canDelete && (
             <button

@@ -20,6 +20,8 @@ interface ImageSectionProps {
   onVerify?: (image: MedicalImage) => void;
   /** Who an image is shared with, on the cards the caller may share. */
   renderShares?: (image: MedicalImage) => ReactNode;
+  /** Where a card's "Discuss" leads, or null for none. */
+  discussHref?: (image: MedicalImage) => string | null;
 }
 
 /**
@@ -39,6 +41,7 @@ export function ImageSection({
   onShare,
   onVerify,
   renderShares,
+  discussHref,
 }: ImageSectionProps) {
   const titleId = useId();
   const [page, setPage] = useState(1);
@@ -86,6 +89,7 @@ export function ImageSection({
               onShare={onShare}
               onVerify={onVerify}
               shares={renderShares?.(image)}
+              discussHref={discussHref?.(image)}
               onDelete={(target) =>
                 onDelete(target, {
                   lastOnPage: images.length === 1 && page > 1,

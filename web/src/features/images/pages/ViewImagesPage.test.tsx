@@ -352,6 +352,52 @@ describe('/view-images', () => {
   });
 });
 
+describe('/view-images and messages', () => {
+  it("offers Discuss: with the patient on an uploader's card, with the sharer on a shared one", async () => {
+    mock.onGet('/upload/my-images').reply(200, pageOf([image(1)]));
+    mock.onGet('/upload/shared-images').reply(
+      200,
+      pageOf([image(2, { isShared: true, sharedBy: otherProvider, uploadedBy: otherProvider })]),
+    );
+    mock.onGet('/message/chat-list').reply(200, { data: [] });
+    mock.onGet('/message/chat/patient-1').reply(200, { data: [], pagination: { hasMore: false, before: null } });
+    mock.onGet('/upload/image/img-1').reply(200, { data: image(1) });
+    const user = userEvent.setup();
+    const { router } = renderAs(provider);
+    const discussOwn = await within(section('Uploaded Images')).findByRole('link', { name: 'Discuss Scan 1' });
+    expect(discussOwn).toHaveAttribute('href', '/messages?with=patient-1&image=img-1');
+    const discussShared = await within(section('Shared Images')).findByRole('link', { name: 'Discuss Scan 2' });
+    expect(discussShared).toHaveAttribute('href', '/messages?with=provider-2&image=img-2');
+
+    await user.click(discussOwn);
+    expect(router.state.location.pathname).toBe('/messages');
+    expect(router.state.location.search).toBe('?with=patient-1&image=img-1');
+  });
+
+  it('opens the image of ?image= in the viewer (the link of a message) and drops it on close', async () => {
+    mock.onGet('/upload/my-images').reply(200, EMPTY);
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    mock.onGet('/upload/image/img-7').reply(200, { data: image(7, { caption: 'Knee MRI' }) });
+    const user = userEvent.setup();
+    const { router } = renderRoute('/view-images?image=img-7', { user: provider, token: 't' });
+    const dialog = await screen.findByRole('dialog', { name: 'Knee MRI' });
+    expect(within(dialog).getByText('Ayesha Khan')).toBeInTheDocument();
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(router.state.location.search).toBe('');
+  });
+
+  it('says so when the image of ?image= cannot be seen', async () => {
+    mock.onGet('/upload/my-images').reply(200, EMPTY);
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    mock.onGet('/upload/image/img-8').reply(404, { message: 'Image not found.' });
+    const { router } = renderRoute('/view-images?image=img-8', { user: provider, token: 't' });
+    expect(await screen.findByText('Image not found.')).toBeInTheDocument();
+    await vi.waitFor(() => expect(router.state.location.search).toBe(''));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+  });
+});
+
 describe('/view-images sharing', () => {
   const share = {
     id: 'share-1',

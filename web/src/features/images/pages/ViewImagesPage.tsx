@@ -1,10 +1,16 @@
-import { useState, type ReactNode } from 'react';
+import { skipToken } from '@reduxjs/toolkit/query/react';
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useSearchParams } from 'react-router';
 import { useAppSelector } from '@/app/hooks';
+import { getErrorMessage } from '@/lib/api-client';
+import { notifyError } from '@/lib/notify';
 import { selectUser } from '@/lib/session';
 import type { MedicalImage } from '@/types/images';
+import { useGetImageQuery } from '../api';
 import { DeleteImageModal } from '../components/DeleteImageModal';
 import { ImageSection } from '../components/ImageSection';
 import { ImageViewer } from '../components/ImageViewer';
+import { discussLink } from '../discuss';
 import '@/components/forms.css';
 import '../images.css';
 
@@ -41,6 +47,35 @@ export function ViewImagesPage({ sharing }: { sharing?: SharingSlots }) {
   const [pending, setPending] = useState<PendingDelete | null>(null);
   const [sharingImage, setSharingImage] = useState<MedicalImage | null>(null);
   const [verifying, setVerifying] = useState<MedicalImage | null>(null);
+  // `?image=<id>` opens that image in the viewer (the image card of a message links here).
+  const [params, setParams] = useSearchParams();
+  const linkedId = params.get('image');
+  const linked = useGetImageQuery(linkedId ?? skipToken);
+  const shown = viewing ?? (linkedId ? (linked.data ?? null) : null);
+
+  const dropLinkedImage = useCallback(
+    () =>
+      setParams(
+        (current) => {
+          current.delete('image');
+          return current;
+        },
+        { replace: true },
+      ),
+    [setParams],
+  );
+
+  function closeViewer() {
+    setViewing(null);
+    if (linkedId) dropLinkedImage();
+  }
+
+  // An image the caller may not see (any more): say so, as a failed call does.
+  useEffect(() => {
+    if (!linked.isError) return;
+    notifyError(getErrorMessage(linked.error, 'This image is no longer available.'));
+    dropLinkedImage();
+  }, [linked.isError, linked.error, dropLinkedImage]);
 
   // The uploader and admins; never patients (product.md §6).
   const isOwnerOrAdmin = (image: MedicalImage) =>
@@ -75,6 +110,7 @@ export function ViewImagesPage({ sharing }: { sharing?: SharingSlots }) {
           onShare={onShare}
           onVerify={onVerify}
           renderShares={sharing?.shares}
+          discussHref={(image) => discussLink(image, 'uploaded', user?.id)}
         />
       )}
       <ImageSection
@@ -88,8 +124,9 @@ export function ViewImagesPage({ sharing }: { sharing?: SharingSlots }) {
         onDelete={onDelete}
         onShare={onShare}
         onVerify={onVerify}
+        discussHref={(image) => discussLink(image, 'shared', user?.id)}
       />
-      {viewing && <ImageViewer image={viewing} onClose={() => setViewing(null)} />}
+      {shown && <ImageViewer image={shown} onClose={closeViewer} />}
       {pending && <DeleteImageModal image={pending.image} onClose={() => setPending(null)} onDeleted={onDeleted} />}
       {sharingImage && sharing?.shareDialog(sharingImage, () => setSharingImage(null))}
       {verifying && sharing?.verifyDialog(verifying, () => setVerifying(null))}

@@ -3,7 +3,8 @@ import { useParams } from 'react-router';
 import { Spinner } from '@/components/Spinner';
 import { errorStatus, getErrorMessage } from '@/lib/api-client';
 import { fullName } from '@/lib/format';
-import { useGetOwnProfileQuery, useGetUserQuery } from '../api';
+import { useGetUserQuery } from '@/lib/users-api';
+import { useGetOwnProfileQuery } from '../api';
 import { ProfileDetails, ProfileSummary } from '../components/ProfileDetails';
 import '../profile.css';
 
