@@ -112,6 +112,13 @@ describe('applyStreamEvent', () => {
     expect(chats().find((row) => row.id === SARA)?.unread).toBe(0);
   });
 
+  it('fetches the chat list again on every (re)connection, so that unread counts never drift', async () => {
+    expect(listCalls()).toBe(1);
+    applyStreamEvent({ type: 'connected' }, store.dispatch, ME);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(listCalls()).toBe(2);
+  });
+
   it("clears a row's unread count when another tab read the conversation", () => {
     applyStreamEvent({ type: 'seen', userId: SARA }, store.dispatch, ME);
     expect(chats().find((row) => row.id === SARA)?.unread).toBe(0);

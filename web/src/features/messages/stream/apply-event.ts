@@ -41,6 +41,11 @@ export function applyStreamEvent(event: StreamEvent, dispatch: AppDispatch, meId
         );
       }
       break;
+    case 'connected':
+      // A (re)connection: the unread counts are recomputed by the server,
+      // and open conversations pick up read receipts sent while away.
+      dispatch(messagesApi.util.invalidateTags(['Chat']));
+      break;
     case 'seen':
       dispatch(messagesApi.util.updateQueryData('getChatList', undefined, (rows) => clearUnread(rows, event.userId)));
       break;

@@ -1,5 +1,6 @@
 import type { Message } from '../types';
 import type { SseEvent } from './sse';
+import { CONNECTED } from './stream-client';
 
 /**
  * What the stream tells a tab, parsed: a new message (to or from the caller),
@@ -12,7 +13,8 @@ import type { SseEvent } from './sse';
 export type StreamEvent =
   | { type: 'message'; message: Message }
   | { type: 'read'; userId: string; senderId: string; readAt: string }
-  | { type: 'seen'; userId: string };
+  | { type: 'seen'; userId: string }
+  | { type: 'connected' };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return Boolean(value) && typeof value === 'object';
@@ -27,6 +29,7 @@ export function parseStreamEvent(event: SseEvent): StreamEvent | null {
     return null;
   }
   if (!isRecord(data)) return null;
+  if (event.event === CONNECTED) return { type: 'connected' };
   if (event.event === 'message') {
     const ok = typeof data.id === 'string' && typeof data.senderId === 'string' && typeof data.recipientId === 'string';
     return ok ? { type: 'message', message: { readAt: null, image: null, ...data } as Message } : null;

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { SseEvent } from './sse';
-import { openMessageStream, retryDelay, RETRY_MAX_MS, STREAM_URL, type MessageStreamOptions } from './stream-client';
+import { CONNECTED, openMessageStream, retryDelay, RETRY_MAX_MS, STREAM_URL, type MessageStreamOptions } from './stream-client';
 
 type Answer =
   | { kind: 'stream'; chunks: string[]; stayOpen?: boolean }
@@ -69,12 +69,13 @@ describe('retryDelay', () => {
 });
 
 describe('openMessageStream', () => {
-  it('connects with the bearer token and hands over each event', async () => {
+  it('connects with the bearer token, says so, and hands over each event', async () => {
     const { stream, calls, events, fetchFn } = start([{ kind: 'stream', chunks: [MESSAGE_1, ': keep-alive\n\n'], stayOpen: true }]);
-    await vi.waitFor(() => expect(events).toHaveLength(1));
+    await vi.waitFor(() => expect(events).toHaveLength(2));
     expect(fetchFn).toHaveBeenCalledWith(STREAM_URL, expect.objectContaining({ cache: 'no-store' }));
     expect(calls[0].headers).toEqual({ Accept: 'text/event-stream', Authorization: 'Bearer token-1' });
-    expect(events[0]).toEqual({ event: 'message', id: 'm-1', data: '{"id":"m-1"}' });
+    expect(events[0]).toEqual({ event: CONNECTED, id: '', data: '{}' });
+    expect(events[1]).toEqual({ event: 'message', id: 'm-1', data: '{"id":"m-1"}' });
     stream.stop();
     expect(calls[0].signal.aborted).toBe(true);
   });
@@ -89,7 +90,8 @@ describe('openMessageStream', () => {
     );
     await vi.waitFor(() => expect(calls).toHaveLength(3));
     expect(calls.map((call) => call.headers['Last-Event-ID'])).toEqual(['m-0', 'm-1', 'm-2']);
-    expect(events.map((event) => event.event)).toEqual(['message', 'read', 'message']);
+    // Each connection first says it is open, so that what may have changed unseen is fetched again.
+    expect(events.map((event) => event.event)).toEqual([CONNECTED, 'message', 'read', CONNECTED, 'message', CONNECTED]);
     // Bytes arrived before each end: every reconnect starts the backoff over.
     expect(waits).toEqual([1000, 1000]);
     stream.stop();

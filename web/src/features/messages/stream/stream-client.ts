@@ -4,6 +4,9 @@ import { createSseParser, type SseEvent } from './sse';
 /** api.md "Messages": the caller's new messages and read receipts. */
 export const STREAM_URL = '/api/message/stream';
 
+/** The event the client itself gives when a connection opens. */
+export const CONNECTED = 'connected';
+
 /** Reconnects wait 1 s, doubling up to 30 s. */
 export const RETRY_FIRST_MS = 1000;
 export const RETRY_MAX_MS = 30_000;
@@ -98,6 +101,9 @@ async function run(options: MessageStreamOptions, signal: AbortSignal): Promise<
       }
       if (!response.ok || !response.body) throw new Error(`The message stream answered ${response.status}.`);
       renewed = false;
+      // Every (re)connection: what may have changed unseen (unread counts,
+      // read receipts, which are not replayed) is fetched again.
+      onEvent({ event: CONNECTED, data: '{}', id: lastEventId });
 
       const parser = createSseParser((event) => {
         try {
