@@ -1,4 +1,5 @@
-import { expect, test } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
 import { createVerifiedUser, newUser, signIn, uniqueId } from './support/accounts';
 import { demoAccount } from './support/demo';
 
@@ -6,6 +7,13 @@ import { demoAccount } from './support/demo';
 // patient, who reads it on a phone-sized screen as it arrives (no reload),
 // with the unread badge appearing and clearing, and answers with Enter;
 // the answer reaches the provider's open conversation live.
+
+/** axe finds nothing serious or critical on the page as it stands. */
+async function expectAccessible(page: Page): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
+}
 
 test.describe('messages', () => {
   test.describe.configure({ timeout: 120_000 });
@@ -40,12 +48,14 @@ test.describe('messages', () => {
       await expect(page.getByRole('heading', { name: patientName, level: 2 })).toBeVisible();
       const providerConversation = page.getByLabel(`Messages with ${patientName}`);
       await expect(providerConversation).toContainText(`Your scan is ready ${id}`);
+      await expectAccessible(page);
 
       // On the patient's phone, without a reload: the chat and the badge.
       const row = phone.getByRole('button', { name: /Siddiqui/ });
       await expect(row).toBeVisible();
       await expect(row).toContainText(`Your scan is ready ${id}`);
       await expect(phone.getByText(/\(1 unread\)/)).toHaveCount(1);
+      await expectAccessible(phone);
 
       // One pane at a time: the conversation replaces the list, and back.
       await row.click();
@@ -53,6 +63,7 @@ test.describe('messages', () => {
       const phoneConversation = phone.getByLabel(/^Messages with /);
       await expect(phoneConversation).toContainText(`Your scan is ready ${id}`);
       await expect(phone.getByText(/\(1 unread\)/)).toHaveCount(0);
+      await expectAccessible(phone);
 
       // Enter sends; a blank message is ignored.
       const box = phone.getByRole('textbox', { name: /^Message to / });
