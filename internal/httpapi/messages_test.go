@@ -1,8 +1,11 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
 	"net/http"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,6 +118,16 @@ func TestMessagesContent(t *testing.T) {
 		t.Errorf("read back: %s", r.Raw)
 	}
 
+	// A dump of the whole database holds none of the texts, as text or as
+	// the hex in which it writes bytea.
+	dump, err := exec.Command("pg_dump", "--data-only", app.DatabaseURL()).Output()
+	if err != nil {
+		t.Fatalf("pg_dump: %v", err)
+	}
+	if !bytes.Contains(dump, []byte("COPY public.messages")) || bytes.Contains(dump, []byte("scan is ready")) ||
+		bytes.Contains(dump, []byte(hex.EncodeToString([]byte("scan is ready")))) || bytes.Contains(dump, []byte("éééé")) {
+		t.Error("pg_dump shows message text (or no messages table)")
+	}
 	ctx := context.Background()
 	var clear int
 	if err := app.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM messages WHERE position('scan is ready'::bytea in sealed) > 0 OR position('éééé'::bytea in sealed) > 0`).Scan(&clear); err != nil || clear != 0 {

@@ -354,6 +354,9 @@ type Person struct {
 	*Client
 }
 
+// DatabaseURL is where a's database is.
+func (a *App) DatabaseURL() string { return a.dbURL }
+
 // As is p, signed in with the same session, talking to instance a.
 func (a *App) As(p *Person) *Person {
 	c := a.Client()
