@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/httpapi"
 	"github.com/medishare/medishare/internal/testutil/apptest"
 )
 
@@ -203,4 +204,28 @@ func TestMessagesAcrossInstances(t *testing.T) {
 			t.Fatal("the stream on the other instance outlived the session")
 		}
 	}
+}
+
+// TestMessageStreamKeepAlive: an idle stream carries a comment line at the
+// keep-alive interval (25 s in the server; shortened here), so that proxies
+// do not close it.
+func TestMessageStreamKeepAlive(t *testing.T) {
+	httpapi.SetStreamTiming(t, 100*time.Millisecond, 4*time.Second)
+	app := apptest.New(t)
+	patient := app.SignUp(t, domain.RolePatient)
+	req, _ := http.NewRequest("GET", app.URL+"/api/message/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+patient.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := bufio.NewScanner(resp.Body)
+	deadline := time.Now().Add(3 * time.Second)
+	for lines.Scan() && time.Now().Before(deadline) {
+		if lines.Text() == ": keep-alive" {
+			return
+		}
+	}
+	t.Fatal("no keep-alive comment on an idle stream")
 }
