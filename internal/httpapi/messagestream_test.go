@@ -229,3 +229,42 @@ func TestMessageStreamKeepAlive(t *testing.T) {
 	}
 	t.Fatal("no keep-alive comment on an idle stream")
 }
+
+// TestMessageStreamEndsWithTheSession: deactivation, a role change and a
+// password change (for the other sessions) end the streams they concern
+// within 5 seconds.
+func TestMessageStreamEndsWithTheSession(t *testing.T) {
+	app := apptest.New(t)
+	admin := app.SignUp(t, domain.RoleAdmin)
+	patient, provider, other := app.SignUp(t, domain.RolePatient), app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+	otherBrowser := app.As(other) // the first session, in another browser
+	other.SignIn(t)               // a second session, which changes the password
+	for name, c := range map[string]struct {
+		stream *apptest.Person
+		end    func()
+	}{
+		"deactivation": {patient, func() { admin.Do(t, "PATCH", "/api/users/"+patient.ID, map[string]any{"active": false}) }},
+		"role change":  {provider, func() { admin.Do(t, "PATCH", "/api/users/"+provider.ID, map[string]any{"role": "patient"}) }},
+		"password change, in another session": {otherBrowser, func() {
+			if r := other.Do(t, "POST", "/api/auth/change-password", map[string]string{"currentPassword": other.Password, "newPassword": "Another-Long-Password-42"}); r.Status != 200 {
+				t.Fatalf("change password: %d %s", r.Status, r.Raw)
+			}
+		}},
+	} {
+		_, events := openStream(t, app, c.stream, "")
+		c.end()
+		ended := time.After(6 * time.Second)
+	drain:
+		for {
+			select {
+			case _, open := <-events:
+				if !open {
+					break drain
+				}
+			case <-ended:
+				t.Errorf("%s: the stream outlived the session by more than 5 s", name)
+				break drain
+			}
+		}
+	}
+}
