@@ -139,3 +139,12 @@ func AuditScopeOf(p *Principal) AuditScope {
 // actions only. Staff's and colleagues' addresses are theirs, not the
 // patient's.
 func (s AuditScope) Reveals(r AuditRecord) bool { return s.All || r.Actor.ID == s.UserID }
+
+// AuditChainReport is the result of checking the audit log's hash chain:
+// whether it is intact, how many entries were checked, and the first entry
+// that was changed or follows a removed one.
+type AuditChainReport struct {
+	OK            bool
+	Checked       int
+	FirstBrokenID int64
+}

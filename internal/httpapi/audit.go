@@ -12,6 +12,20 @@ import (
 
 func (a *api) mountAudit(r chi.Router) {
 	r.Get("/audit/logs", a.listAudit)
+	r.Get("/audit/verify", a.verifyAudit)
+}
+
+func (a *api) verifyAudit(w http.ResponseWriter, r *http.Request) {
+	report, err := a.Audit.Verify(r.Context(), principal(r), meta(r))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	var broken *int64
+	if !report.OK {
+		broken = &report.FirstBrokenID
+	}
+	writeOK(w, http.StatusOK, "", map[string]any{"ok": report.OK, "checked": report.Checked, "firstBrokenId": broken})
 }
 
 // auditUserJSON names who acted.

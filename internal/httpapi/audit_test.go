@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
@@ -205,4 +206,31 @@ func hasFieldError(r *apptest.Response, field string) bool {
 		}
 	}
 	return false
+}
+
+// TestAuditVerify: an admin checks the audit log's hash chain through the
+// API; anyone else is refused (and recorded); an entry edited by someone
+// able to bypass the append-only trigger is found.
+func TestAuditVerify(t *testing.T) {
+	app := apptest.New(t)
+	admin, provider := app.SignUp(t, domain.RoleAdmin), app.SignUp(t, domain.RoleProvider)
+	r := admin.Do(t, "GET", "/api/audit/verify", nil)
+	if r.Status != 200 || r.Data()["ok"] != true || r.Data()["checked"].(float64) < 2 || r.Data()["firstBrokenId"] != nil {
+		t.Fatalf("intact: %d %s", r.Status, r.Raw)
+	}
+	if r := provider.Do(t, "GET", "/api/audit/verify", nil); r.Status != 403 {
+		t.Errorf("a provider: %d %s", r.Status, r.Raw)
+	}
+	ctx := context.Background()
+	var id int64
+	if err := app.DB.Pool.QueryRow(ctx, "SELECT min(id) + 1 FROM audit_log").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.DB.Pool.Exec(ctx, fmt.Sprintf("ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only; UPDATE audit_log SET reason = 'edited' WHERE id = %d; ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only", id)); err != nil {
+		t.Fatal(err)
+	}
+	r = admin.Do(t, "GET", "/api/audit/verify", nil)
+	if r.Status != 200 || r.Data()["ok"] != false || r.Data()["firstBrokenId"] != float64(id) {
+		t.Fatalf("tampered: %d %s", r.Status, r.Raw)
+	}
 }

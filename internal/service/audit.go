@@ -13,6 +13,7 @@ import (
 type AuditStore interface {
 	AuditWriter
 	ListAudit(ctx context.Context, scope domain.AuditScope, f domain.AuditFilter, page domain.Page) ([]domain.AuditRecord, domain.PageOf, error)
+	VerifyAuditChain(ctx context.Context) (domain.AuditChainReport, error)
 }
 
 // AuditService lets people read the audit log, each within their scope.
@@ -111,4 +112,14 @@ func (s *AuditService) bound(v string, end bool) (time.Time, bool) {
 		day = day.AddDate(0, 0, 1)
 	}
 	return day, true
+}
+
+// Verify checks the whole hash chain of the audit log (S20), for admins.
+// Errors: EFORBIDDEN.
+func (s *AuditService) Verify(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (domain.AuditChainReport, error) {
+	if !p.IsAdmin() {
+		return domain.AuditChainReport{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "audit verify: not an admin"},
+			forbidden("Only admins can check the audit log."))
+	}
+	return s.store.VerifyAuditChain(ctx)
 }

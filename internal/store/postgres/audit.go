@@ -21,18 +21,11 @@ func (s *Store) AppendAudit(ctx context.Context, e domain.AuditEntry) error {
 	}))
 }
 
-// AuditChainReport is the result of checking the audit chain.
-type AuditChainReport struct {
-	OK            bool
-	Checked       int
-	FirstBrokenID int64
-}
-
 // VerifyAuditChain recomputes every entry's hash and checks that each entry
 // names its predecessor's hash: an edited entry breaks the first, a deleted
 // one the second.
-func (s *Store) VerifyAuditChain(ctx context.Context) (AuditChainReport, error) {
-	report := AuditChainReport{OK: true}
+func (s *Store) VerifyAuditChain(ctx context.Context) (domain.AuditChainReport, error) {
+	report := domain.AuditChainReport{OK: true}
 	var after int64
 	prev := []byte{}
 	for {

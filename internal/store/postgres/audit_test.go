@@ -52,7 +52,7 @@ func TestAuditChainDetectsEditsAndDeletions(t *testing.T) {
 	}
 	// ...and when someone with the power to bypass the trigger edits or
 	// deletes an entry anyway, the chain shows where.
-	tamper := func(stmt string) postgres.AuditChainReport {
+	tamper := func(stmt string) domain.AuditChainReport {
 		t.Helper()
 		_, err := db.Pool.Exec(ctx, "ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only; "+stmt+"; ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only")
 		if err != nil {
