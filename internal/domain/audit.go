@@ -39,6 +39,8 @@ const (
 	ActionIntegrityFailure AuditAction = "integrity_failure"
 	// ActionMessageSend: a message was sent (its ids, never its text).
 	ActionMessageSend AuditAction = "message_send"
+	// ActionAuditExport: an admin exported the audit log (its filters).
+	ActionAuditExport AuditAction = "audit_export"
 )
 
 // AuditTable names the kind of record an entry is about.
@@ -80,7 +82,7 @@ var auditActions = []AuditAction{
 	ActionPasswordReset, ActionPasswordChange, ActionProfileUpdate, ActionAccountDelete, ActionUserCreate,
 	ActionUserUpdate, ActionUpload, ActionView, ActionPreview, ActionDelete, ActionShare, ActionShareVerify,
 	ActionShareVoid, ActionShareRevoke, ActionShareExpired, ActionAccessDenied, ActionThrottled,
-	ActionIntegrityFailure, ActionMessageSend,
+	ActionIntegrityFailure, ActionMessageSend, ActionAuditExport,
 }
 
 // AuditRecord is an audit entry as it is read back, with the names of the

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ type AuditStore interface {
 	AuditWriter
 	ListAudit(ctx context.Context, scope domain.AuditScope, f domain.AuditFilter, page domain.Page) ([]domain.AuditRecord, domain.PageOf, error)
 	VerifyAuditChain(ctx context.Context) (domain.AuditChainReport, error)
+	EachAudit(ctx context.Context, scope domain.AuditScope, f domain.AuditFilter, fn func(domain.AuditRecord) error) error
 }
 
 // AuditService lets people read the audit log, each within their scope.
@@ -122,4 +124,23 @@ func (s *AuditService) Verify(ctx context.Context, p *domain.Principal, meta dom
 			forbidden("Only admins can check the audit log."))
 	}
 	return s.store.VerifyAuditChain(ctx)
+}
+
+// Export calls fn with every entry the filters keep, newest first, for an
+// admin's CSV export; the export itself is recorded first, with its
+// filters. Errors: EFORBIDDEN; EINVALID for a filter it does not know.
+func (s *AuditService) Export(ctx context.Context, p *domain.Principal, q AuditQuery, meta domain.RequestMeta, fn func(domain.AuditRecord) error) error {
+	if !p.IsAdmin() {
+		return refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "audit export: not an admin"},
+			forbidden("Only admins can export the audit log."))
+	}
+	f, err := s.filter(q, domain.Page{Page: 1, Limit: auditPageSizes[0]})
+	if err != nil {
+		return err
+	}
+	filters := fmt.Sprintf("search=%q action=%q status=%q from=%q to=%q", q.Search, q.Action, q.Status, q.From, q.To)
+	if err := record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionAuditExport, Success: true, Reason: truncate(filters, 500)}); err != nil {
+		return err
+	}
+	return s.store.EachAudit(ctx, domain.AuditScopeOf(p), f, fn)
 }

@@ -170,8 +170,7 @@ func (s *Store) ListAudit(ctx context.Context, scope domain.AuditScope, f domain
 		countColumn = "(" + countSQL + ")"
 	}
 	limit, offset := q.arg(page.Limit+1), q.arg(page.Offset())
-	batch.Queue(`SELECT a.id, a.created_at, a.actor_id, coalesce(u.firstname, ''), coalesce(u.lastname, ''), coalesce(u.username, ''),
-       a.action, a.table_name, a.record_id, a.ip, a.user_agent, a.status, a.reason, `+countColumn+`
+	batch.Queue(`SELECT `+auditColumns+`, `+countColumn+`
 FROM `+q.from+` LEFT JOIN users u ON u.id = a.actor_id`+q.whereClause()+`
 ORDER BY `+q.order+` LIMIT `+limit+` OFFSET `+offset, q.args...)
 	results := s.conn(ctx).SendBatch(ctx, &batch)
@@ -188,16 +187,7 @@ ORDER BY `+q.order+` LIMIT `+limit+` OFFSET `+offset, q.args...)
 	}
 	var column int64 // the count, as each row of the page carries it
 	records, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.AuditRecord, error) {
-		var r domain.AuditRecord
-		var actor pgtype.UUID
-		var action, table, status string
-		err := row.Scan(&r.ID, &r.CreatedAt, &actor, &r.Actor.Firstname, &r.Actor.Lastname, &r.Actor.Username,
-			&action, &table, &r.RecordID, &r.IP, &r.UserAgent, &status, &r.Reason, &column)
-		if actor.Valid {
-			r.Actor.ID = uuid.UUID(actor.Bytes).String()
-		}
-		r.Action, r.Table, r.Success, r.CreatedAt = domain.AuditAction(action), domain.AuditTable(table), status == "success", r.CreatedAt.UTC()
-		return r, err
+		return scanAuditRecord(row, &column)
 	})
 	if err != nil {
 		return nil, out, translate(err)
@@ -232,3 +222,48 @@ ORDER BY `+q.order+` LIMIT `+limit+` OFFSET `+offset, q.args...)
 // containsPattern is the LIKE pattern of text containing search (already
 // escaped for LIKE), in the lower case of the searched columns.
 func containsPattern(search string) string { return "%" + strings.ToLower(search) + "%" }
+
+// auditColumns are the columns of an audit record, as scanAuditRecord reads them.
+const auditColumns = `a.id, a.created_at, a.actor_id, coalesce(u.firstname, ''), coalesce(u.lastname, ''), coalesce(u.username, ''),
+       a.action, a.table_name, a.record_id, a.ip, a.user_agent, a.status, a.reason`
+
+// scanAuditRecord reads auditColumns, and the extra columns into extra.
+func scanAuditRecord(row pgx.Row, extra ...any) (domain.AuditRecord, error) {
+	var r domain.AuditRecord
+	var actor pgtype.UUID
+	var action, table, status string
+	err := row.Scan(append([]any{&r.ID, &r.CreatedAt, &actor, &r.Actor.Firstname, &r.Actor.Lastname, &r.Actor.Username,
+		&action, &table, &r.RecordID, &r.IP, &r.UserAgent, &status, &r.Reason}, extra...)...)
+	if actor.Valid {
+		r.Actor.ID = uuid.UUID(actor.Bytes).String()
+	}
+	r.Action, r.Table, r.Success, r.CreatedAt = domain.AuditAction(action), domain.AuditTable(table), status == "success", r.CreatedAt.UTC()
+	return r, err
+}
+
+// EachAudit calls fn with every entry of the view, newest first, as the
+// rows arrive (an export: memory does not grow with the log). A search
+// walks the log, each entry's person looked up by key.
+func (s *Store) EachAudit(ctx context.Context, scope domain.AuditScope, f domain.AuditFilter, fn func(domain.AuditRecord) error) error {
+	q, err := newAuditQuery(scope, f, nil, 0)
+	if err != nil {
+		return err
+	}
+	rows, err := s.conn(ctx).Query(ctx, `SELECT `+auditColumns+`
+FROM `+q.from+` LEFT JOIN users u ON u.id = a.actor_id`+q.whereClause()+`
+ORDER BY `+q.order, q.args...)
+	if err != nil {
+		return translate(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanAuditRecord(rows)
+		if err != nil {
+			return translate(err)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return translate(rows.Err())
+}
