@@ -241,29 +241,55 @@ func scanAuditRecord(row pgx.Row, extra ...any) (domain.AuditRecord, error) {
 	return r, err
 }
 
-// EachAudit calls fn with every entry of the view, newest first, as the
-// rows arrive (an export: memory does not grow with the log). A search
-// walks the log, each entry's person looked up by key.
+// auditExportBatch is how many entries each statement of an export reads.
+const auditExportBatch = 1000
+
+// EachAudit calls fn with every entry of the view, newest first (an
+// export). It reads a batch at a time, each batch after the last entry of
+// the one before (keyset paging in the view's own order), so memory stays
+// bounded and no statement outlives the statement timeout however slowly
+// the client reads. A search walks the log, each entry's person looked up
+// by key.
 func (s *Store) EachAudit(ctx context.Context, scope domain.AuditScope, f domain.AuditFilter, fn func(domain.AuditRecord) error) error {
-	q, err := newAuditQuery(scope, f, nil, 0)
-	if err != nil {
-		return err
-	}
-	rows, err := s.conn(ctx).Query(ctx, `SELECT `+auditColumns+`
+	var last *domain.AuditRecord
+	for {
+		q, err := newAuditQuery(scope, f, nil, 0)
+		if err != nil {
+			return err
+		}
+		if last != nil {
+			q.where = append(q.where, q.after(*last))
+		}
+		rows, err := s.conn(ctx).Query(ctx, `SELECT `+auditColumns+`
 FROM `+q.from+` LEFT JOIN users u ON u.id = a.actor_id`+q.whereClause()+`
-ORDER BY `+q.order, q.args...)
-	if err != nil {
-		return translate(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		r, err := scanAuditRecord(rows)
+ORDER BY `+q.order+` LIMIT `+q.arg(auditExportBatch), q.args...)
 		if err != nil {
 			return translate(err)
 		}
-		if err := fn(r); err != nil {
-			return err
+		batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.AuditRecord, error) { return scanAuditRecord(row) })
+		if err != nil {
+			return translate(err)
 		}
+		for _, r := range batch {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if len(batch) < auditExportBatch {
+			return nil
+		}
+		last = &batch[len(batch)-1]
 	}
-	return translate(rows.Err())
+}
+
+// after is the condition that keeps the entries after r in the view's order.
+func (q *auditQuery) after(r domain.AuditRecord) string {
+	switch q.order {
+	case "a.created_at DESC, a.id DESC":
+		return "(a.created_at, a.id) < (" + q.arg(r.CreatedAt) + ", " + q.arg(r.ID) + ")"
+	case "v.entry_id DESC":
+		return "v.entry_id < " + q.arg(r.ID)
+	default:
+		return "a.id < " + q.arg(r.ID)
+	}
 }
