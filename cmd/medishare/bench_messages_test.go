@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -57,7 +55,7 @@ func BenchmarkMessages(b *testing.B) {
 
 	// Delivery: each message sent through one, timed until the patient's
 	// stream on two has it.
-	events := benchStream(b, two, patientToken)
+	events := streamIDs(b, two, patientToken)
 	var latencies []float64
 	for i := range benchDeliveries {
 		if i%25 == 0 { // the 30-a-minute limit of one sender is not what is measured here
@@ -159,45 +157,13 @@ func sum(xs []float64) float64 {
 	return s
 }
 
-// benchStream opens a message stream and returns the ids of its message
-// events as they arrive.
-func benchStream(b *testing.B, base, token string) <-chan string {
-	b.Helper()
-	req, _ := http.NewRequest("GET", base+"/api/message/stream", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		b.Fatalf("stream: %v %v", resp, err)
-	}
-	b.Cleanup(func() { resp.Body.Close() })
-	ids := make(chan string, 16)
-	go func() {
-		defer close(ids)
-		lines := bufio.NewScanner(resp.Body)
-		for lines.Scan() {
-			if id, ok := strings.CutPrefix(lines.Text(), "id: "); ok {
-				ids <- id
-			}
-		}
-	}()
-	return ids
-}
-
 // benchSend sends a message and returns its id.
 func benchSend(b *testing.B, base, token, to, text string) string {
 	b.Helper()
-	body, _ := json.Marshal(map[string]string{"recipientId": to, "content": text})
-	req, _ := http.NewRequest("POST", base+"/api/message/send", bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer resp.Body.Close()
+	status, body := apiJSON(b, "POST", base+"/api/message/send", token, map[string]string{"recipientId": to, "content": text})
 	var out struct{ Data struct{ ID string } }
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusCreated {
-		b.Fatalf("send: %d %v", resp.StatusCode, err)
+	if err := json.Unmarshal([]byte(body), &out); err != nil || status != http.StatusCreated {
+		b.Fatalf("send: %d %v", status, err)
 	}
 	return out.Data.ID
 }

@@ -123,7 +123,7 @@ func TestKeyRotation(t *testing.T) {
 
 // apiJSON calls the API with a bearer token and a JSON body (none when
 // nil), returning the status and the body.
-func apiJSON(t *testing.T, method, url, token string, body any) (int, string) {
+func apiJSON(t testing.TB, method, url, token string, body any) (int, string) {
 	t.Helper()
 	var r io.Reader
 	if body != nil {

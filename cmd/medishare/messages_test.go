@@ -45,7 +45,10 @@ func TestMessagesSurviveADatabaseRestart(t *testing.T) {
 			t.Fatalf("send: %d %s", status, body)
 		}
 		select {
-		case id := <-ids:
+		case id, open := <-ids:
+			if !open {
+				t.Fatal("the stream ended")
+			}
 			if !strings.Contains(body, id) {
 				t.Fatalf("got message %s, sent %s", id, body)
 			}
@@ -62,8 +65,9 @@ func TestMessagesSurviveADatabaseRestart(t *testing.T) {
 	}
 }
 
-// streamIDs opens a message stream and gives the ids of its message events.
-func streamIDs(t *testing.T, base, token string) <-chan string {
+// streamIDs opens a message stream and gives the ids of its message events;
+// the channel closes when the stream ends.
+func streamIDs(t testing.TB, base, token string) <-chan string {
 	t.Helper()
 	req, _ := http.NewRequest("GET", base+"/api/message/stream", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -74,6 +78,7 @@ func streamIDs(t *testing.T, base, token string) <-chan string {
 	t.Cleanup(func() { resp.Body.Close() })
 	ids := make(chan string, 16)
 	go func() {
+		defer close(ids) // the stream ended
 		lines := bufio.NewScanner(resp.Body)
 		for lines.Scan() {
 			if id, ok := strings.CutPrefix(lines.Text(), "id: "); ok {

@@ -31,13 +31,16 @@ func (a *api) exportAudit(w http.ResponseWriter, r *http.Request) {
 	query := service.AuditQuery{Search: q.Get("search"), Action: q.Get("action"), Status: q.Get("status"), From: q.Get("from"), To: q.Get("to")}
 	out := csv.NewWriter(w)
 	started := false
+	start := func() { // the answer begins: its headers and the header row
+		started = true
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="audit-log.csv"`)
+		_ = out.Write(auditCSVHeader)
+	}
 	rows := 0
 	err := a.Audit.Export(r.Context(), principal(r), query, meta(r), func(e domain.AuditRecord) error {
 		if !started {
-			started = true
-			w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-			w.Header().Set("Content-Disposition", `attachment; filename="audit-log.csv"`)
-			_ = out.Write(auditCSVHeader)
+			start()
 		}
 		j := toAuditEntryJSON(e)
 		var user auditUserJSON
@@ -66,9 +69,7 @@ func (a *api) exportAudit(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	default:
 		if !started { // nothing matched: the header row alone
-			w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-			w.Header().Set("Content-Disposition", `attachment; filename="audit-log.csv"`)
-			_ = out.Write(auditCSVHeader)
+			start()
 		}
 		out.Flush()
 	}

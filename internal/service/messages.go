@@ -234,12 +234,22 @@ func (s *MessageService) Conversation(ctx context.Context, p *domain.Principal, 
 		if page[i].RecipientID == p.User.ID && page[i].ReadAt == nil {
 			page[i].ReadAt = &now
 		}
-		if page[i].Content, err = s.sealer.Open(page[i].ID, page[i].Sealed); err != nil {
+		if err := s.open(&page[i]); err != nil {
 			return nil, false, err
 		}
-		page[i].Sealed = nil
 	}
 	return page, more, nil
+}
+
+// open puts the clear text of a message read from the store in place of
+// its sealed text.
+func (s *MessageService) open(m *domain.Message) error {
+	text, err := s.sealer.Open(m.ID, m.Sealed)
+	if err != nil {
+		return err
+	}
+	m.Content, m.Sealed = text, nil
+	return nil
 }
 
 // readable checks that the caller may read their conversation with id:
@@ -273,11 +283,9 @@ func (s *MessageService) Chats(ctx context.Context, p *domain.Principal) ([]doma
 		return nil, err
 	}
 	for i := range chats {
-		last := &chats[i].Last
-		if last.Content, err = s.sealer.Open(last.ID, last.Sealed); err != nil {
+		if err := s.open(&chats[i].Last); err != nil {
 			return nil, err
 		}
-		last.Sealed = nil
 	}
 	return chats, nil
 }

@@ -152,13 +152,12 @@ func (s *MessageService) Deliver(payload string) {
 		defer cancel()
 		m, err := s.store.Message(ctx, rest)
 		if err == nil {
-			m.Content, err = s.sealer.Open(m.ID, m.Sealed)
+			err = s.open(&m)
 		}
 		if err != nil {
 			slog.Warn("delivering a message event", "message", rest, "err", err)
 			return
 		}
-		m.Sealed = nil
 		ev := StreamEvent{Kind: "message", Message: m}
 		s.hub.send(m.SenderID, ev)
 		s.hub.send(m.RecipientID, ev)
@@ -196,10 +195,9 @@ func (s *MessageService) Replay(ctx context.Context, p *domain.Principal, after 
 		return nil, err
 	}
 	for i := range msgs {
-		if msgs[i].Content, err = s.sealer.Open(msgs[i].ID, msgs[i].Sealed); err != nil {
+		if err := s.open(&msgs[i]); err != nil {
 			return nil, err
 		}
-		msgs[i].Sealed = nil
 	}
 	return msgs, nil
 }

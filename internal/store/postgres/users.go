@@ -219,26 +219,31 @@ func (s *Store) searchDirectory(ctx context.Context, dir domain.Directory, searc
 // searchPage reads the page of a search through its rarest trigram, or
 // through the names when it has none, and the count its rows carry.
 func (s *Store) searchPage(ctx context.Context, dir domain.Directory, search string, probe, limit, offset int) ([]domain.User, int, error) {
-	var users []domain.User
-	var total int64
-	if grams := searchGrams(search); len(grams) > 0 {
-		gram, err := s.rarest(ctx, grams)
-		if err != nil {
-			return nil, 0, err
-		}
-		rows, err := s.q(ctx).SearchDirectory(ctx, db.SearchDirectoryParams{
-			Gram: gram, Needle: search, Roles: dir.Roles, Actives: dir.Actives(), SelfID: optionalID(dir.Self),
-			ProbeLimit: int32(probe), PageLimit: int32(limit), PageOffset: int32(offset),
-		})
-		for _, r := range rows {
-			users, total = append(users, toUser(r.User)), r.Total
-		}
-		return users, int(total), err
-	}
-	rows, err := s.q(ctx).SearchDirectoryByName(ctx, db.SearchDirectoryByNameParams{
+	// Both queries give the same row, converted to one type here.
+	params := db.SearchDirectoryByNameParams{
 		Needle: search, Roles: dir.Roles, Actives: dir.Actives(), SelfID: optionalID(dir.Self),
 		ProbeLimit: int32(probe), PageLimit: int32(limit), PageOffset: int32(offset),
-	})
+	}
+	var rows []db.SearchDirectoryByNameRow
+	var err error
+	if grams := searchGrams(search); len(grams) > 0 {
+		var gram string
+		if gram, err = s.rarest(ctx, grams); err != nil {
+			return nil, 0, err
+		}
+		var found []db.SearchDirectoryRow
+		found, err = s.q(ctx).SearchDirectory(ctx, db.SearchDirectoryParams{
+			Gram: gram, Needle: params.Needle, Roles: params.Roles, Actives: params.Actives, SelfID: params.SelfID,
+			ProbeLimit: params.ProbeLimit, PageLimit: params.PageLimit, PageOffset: params.PageOffset,
+		})
+		for _, r := range found {
+			rows = append(rows, db.SearchDirectoryByNameRow(r))
+		}
+	} else {
+		rows, err = s.q(ctx).SearchDirectoryByName(ctx, params)
+	}
+	var users []domain.User
+	var total int64
 	for _, r := range rows {
 		users, total = append(users, toUser(r.User)), r.Total
 	}
