@@ -35,16 +35,25 @@ func meta(r *http.Request) domain.RequestMeta {
 // the one of a bad token, tells the app to renew its session (api.md).
 var errNoToken = &domain.Error{Kind: domain.EUNAUTHENTICATED, Message: "Unauthenticated.", Code: "unauthenticated"}
 
+// bearerToken is the request's bearer token, or "" without one.
+func bearerToken(r *http.Request) string {
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(token)
+}
+
 // requireAuth lets a request through only with a valid bearer token of a live
 // session, and puts the caller in the context.
 func (a *api) requireAuth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || strings.TrimSpace(token) == "" {
+		token := bearerToken(r)
+		if token == "" {
 			writeError(w, r, errNoToken)
 			return
 		}
-		p, err := a.Sessions.Authenticate(r.Context(), strings.TrimSpace(token))
+		p, err := a.Sessions.Authenticate(r.Context(), token)
 		if err != nil {
 			writeError(w, r, err)
 			return

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/medishare/medishare/internal/domain"
@@ -50,7 +49,7 @@ func (a *api) messageStream(w http.ResponseWriter, r *http.Request) {
 	if !write(": connected\n\n") {
 		return
 	}
-	token := strings.TrimSpace(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	token := bearerToken(r)
 	last := r.Header.Get("Last-Event-ID")
 	replay := func() bool {
 		msgs, err := a.Messages.Replay(r.Context(), p, last)
