@@ -88,7 +88,9 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 		Mailer: mailer, Templates: mail.Templates{PublicURL: cfg.PublicURL},
 		TokenSecret: cfg.JWTSecret, Issuer: cfg.PublicURL, LinkKey: keys.Subkey("signed-urls"),
 		Previews: medimg.NewPreviewer(previewBudget(cfg.MemoryLimit)),
-		Logger:   logger, Now: func() time.Time { return time.Now().UTC() },
+		System: service.System{Version: version, StorageKind: storageKind(cfg), MailKind: mailKind(cfg),
+			PingDatabase: db.Ping, PingStorage: blobs.Ping},
+		Logger: logger, Now: func() time.Time { return time.Now().UTC() },
 	})
 	return &app{cfg: cfg, logger: logger, db: db, store: store, services: services, blobs: blobs, keys: envelope, texts: texts}, nil
 }
@@ -113,6 +115,22 @@ func newBlobStore(ctx context.Context, cfg *config.Config) (blobStore, error) {
 		})
 	}
 	return blob.NewFS(filepath.Join(cfg.DataDir, "blobs"))
+}
+
+// storageKind names where contents are kept, for the health panel.
+func storageKind(cfg *config.Config) string {
+	if cfg.Storage == "s3" {
+		return "s3"
+	}
+	return "filesystem"
+}
+
+// mailKind names how mail leaves, for the health panel (as newMailer decides).
+func mailKind(cfg *config.Config) string {
+	if cfg.SMTP.Host != "" {
+		return "smtp"
+	}
+	return "log"
 }
 
 // newMailer sends through SMTP when a relay is configured, in any

@@ -41,6 +41,10 @@ const (
 	ActionMessageSend AuditAction = "message_send"
 	// ActionAuditExport: an admin exported the audit log (its filters).
 	ActionAuditExport AuditAction = "audit_export"
+	// ActionSettingsUpdate: an admin changed settings (old and new values).
+	ActionSettingsUpdate AuditAction = "settings_update"
+	// ActionUserApprove: an admin approved a provider's account.
+	ActionUserApprove AuditAction = "user_approve"
 )
 
 // AuditTable names the kind of record an entry is about.
@@ -82,7 +86,7 @@ var auditActions = []AuditAction{
 	ActionPasswordReset, ActionPasswordChange, ActionProfileUpdate, ActionAccountDelete, ActionUserCreate,
 	ActionUserUpdate, ActionUpload, ActionView, ActionPreview, ActionDelete, ActionShare, ActionShareVerify,
 	ActionShareVoid, ActionShareRevoke, ActionShareExpired, ActionAccessDenied, ActionThrottled,
-	ActionIntegrityFailure, ActionMessageSend, ActionAuditExport,
+	ActionIntegrityFailure, ActionMessageSend, ActionAuditExport, ActionSettingsUpdate, ActionUserApprove,
 }
 
 // AuditRecord is an audit entry as it is read back, with the names of the
@@ -106,11 +110,15 @@ type AuditFilter struct {
 	Action   AuditAction
 	Status   string    // "success" or "failure"
 	From, To time.Time // From included, To excluded
+	// AboutImages keeps the entries about an image or a share of one;
+	// ImageID those about that one image or a share of it.
+	AboutImages bool
+	ImageID     string
 }
 
 // IsZero reports whether the filter keeps every entry.
 func (f AuditFilter) IsZero() bool {
-	return f.Search == "" && f.Action == "" && f.Status == "" && f.From.IsZero() && f.To.IsZero()
+	return f.Search == "" && f.Action == "" && f.Status == "" && f.From.IsZero() && f.To.IsZero() && !f.AboutImages && f.ImageID == ""
 }
 
 // AuditScope says which entries a reader sees (api.md, Audit): admins all
@@ -149,4 +157,21 @@ type AuditChainReport struct {
 	OK            bool
 	Checked       int
 	FirstBrokenID int64
+	// Last is the last entry found intact, where a later check can go on from.
+	Last AuditChainMark
+}
+
+// AuditChainMark is an entry of the chain and its hash: a check that starts
+// after it needs nothing before it.
+type AuditChainMark struct {
+	ID   int64
+	Hash []byte
+}
+
+// DayActivity is what happened on one day (in Zone), counted from the
+// audit log as it is appended: successful and failed sign-ins, uploads,
+// shares, share verifications, views of an image's contents and messages.
+type DayActivity struct {
+	Day                                                                     time.Time
+	SignIns, FailedSignIns, Uploads, Shares, Verifications, Views, Messages int64
 }

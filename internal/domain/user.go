@@ -73,6 +73,10 @@ type User struct {
 	Role     string
 	Active   bool
 	Verified bool
+	// AwaitingApproval: a provider who registered while the setting
+	// providerApprovalRequired was on, not approved yet by an admin; they
+	// cannot sign in. (The zero value is an approved account.)
+	AwaitingApproval bool
 	Profile
 	CreatedAt time.Time
 }

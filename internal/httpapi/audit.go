@@ -27,8 +27,7 @@ var auditCSVHeader = []string{"id", "createAt", "firstname", "lastname", "userna
 // gives them. Once rows are flowing a failure can no longer change the
 // status, so it breaks the transfer: a cut file is never taken for a whole one.
 func (a *api) exportAudit(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	query := service.AuditQuery{Search: q.Get("search"), Action: q.Get("action"), Status: q.Get("status"), From: q.Get("from"), To: q.Get("to")}
+	query := auditQueryOf(r)
 	out := csv.NewWriter(w)
 	started := false
 	start := func() { // the answer begins: its headers and the header row
@@ -132,9 +131,15 @@ func toAuditEntryJSON(r domain.AuditRecord) auditEntryJSON {
 }
 
 func (a *api) listAudit(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	query := service.AuditQuery{Search: q.Get("search"), Action: q.Get("action"), Status: q.Get("status"), From: q.Get("from"), To: q.Get("to")}
+	query := auditQueryOf(r)
 	writePage(w, r, func(page domain.Page) ([]domain.AuditRecord, domain.PageOf, error) {
 		return a.Audit.List(r.Context(), principal(r), query, page, meta(r))
 	}, toAuditEntryJSON)
+}
+
+// auditQueryOf reads the audit log's filters from the query string.
+func auditQueryOf(r *http.Request) service.AuditQuery {
+	q := r.URL.Query()
+	return service.AuditQuery{Search: q.Get("search"), Action: q.Get("action"), Status: q.Get("status"), From: q.Get("from"), To: q.Get("to"),
+		About: q.Get("about"), ImageID: q.Get("imageId")}
 }

@@ -63,6 +63,7 @@ func NewRouter(d Deps) http.Handler {
 				a.mountSharing(r)
 				a.mountAudit(r)
 				a.mountMessages(r)
+				a.mountAdmin(r)
 			})
 		}
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {

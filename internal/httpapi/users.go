@@ -87,12 +87,13 @@ type userJSON struct {
 	Role     string `json:"role"`
 	Active   bool   `json:"active"`
 	Verified bool   `json:"verified"`
+	Approved bool   `json:"approved"`
 	profileJSON
 	CreatedAt time.Time `json:"createdAt"`
 }
 
 func toUserJSON(u domain.User) userJSON {
-	out := userJSON{ID: u.ID, Email: u.Email, Username: u.Username, Role: u.Role, Active: u.Active, Verified: u.Verified,
+	out := userJSON{ID: u.ID, Email: u.Email, Username: u.Username, Role: u.Role, Active: u.Active, Verified: u.Verified, Approved: !u.AwaitingApproval,
 		profileJSON: toProfileJSON(u.Profile), CreatedAt: u.CreatedAt.UTC()}
 	// The names are always written, empty or not.
 	out.Firstname, out.Lastname = &u.Firstname, &u.Lastname
@@ -250,14 +251,15 @@ func (a *api) getUser(w http.ResponseWriter, r *http.Request) {
 
 func (a *api) changeUser(w http.ResponseWriter, r *http.Request) {
 	var in struct {
-		Active *bool   `json:"active"`
-		Role   *string `json:"role"`
+		Active   *bool   `json:"active"`
+		Role     *string `json:"role"`
+		Approved *bool   `json:"approved"`
 	}
 	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
 		writeError(w, r, err)
 		return
 	}
-	u, err := a.Users.Change(r.Context(), principal(r), chi.URLParam(r, "id"), service.UserChange{Active: in.Active, Role: in.Role}, meta(r))
+	u, err := a.Users.Change(r.Context(), principal(r), chi.URLParam(r, "id"), service.UserChange{Active: in.Active, Role: in.Role, Approved: in.Approved}, meta(r))
 	if err != nil {
 		writeError(w, r, err)
 		return

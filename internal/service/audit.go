@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/medishare/medishare/internal/domain"
 )
 
@@ -31,6 +33,8 @@ func NewAuditService(store AuditStore) *AuditService {
 // AuditQuery is a reader's filters as they were sent.
 type AuditQuery struct {
 	Search, Action, Status, From, To string
+	// About is "images" for the entries about any image; ImageID names one.
+	About, ImageID string
 }
 
 // auditPageSizes are the page sizes the audit screen offers.
@@ -79,6 +83,19 @@ func (s *AuditService) filter(q AuditQuery, page domain.Page) (domain.AuditFilte
 		f.Status = q.Status
 	default:
 		errs = append(errs, domain.FieldError{Field: "status", Message: "must be success or failure"})
+	}
+	switch q.About {
+	case "":
+	case "images":
+		f.AboutImages = true
+	default:
+		errs = append(errs, domain.FieldError{Field: "about", Message: "must be images"})
+	}
+	if q.ImageID != "" {
+		if _, err := uuid.Parse(q.ImageID); err != nil {
+			errs = append(errs, domain.FieldError{Field: "imageId", Message: "must be an image id"})
+		}
+		f.ImageID = q.ImageID
 	}
 	var ok bool
 	if f.From, ok = s.bound(q.From, false); !ok {
@@ -138,7 +155,7 @@ func (s *AuditService) Export(ctx context.Context, p *domain.Principal, q AuditQ
 	if err != nil {
 		return err
 	}
-	filters := fmt.Sprintf("search=%q action=%q status=%q from=%q to=%q", q.Search, q.Action, q.Status, q.From, q.To)
+	filters := fmt.Sprintf("search=%q action=%q status=%q from=%q to=%q about=%q imageId=%q", q.Search, q.Action, q.Status, q.From, q.To, q.About, q.ImageID)
 	if err := record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionAuditExport, Success: true, Reason: truncate(filters, 500)}); err != nil {
 		return err
 	}

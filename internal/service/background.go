@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/medishare/medishare/internal/mail"
@@ -84,6 +85,8 @@ func (b *Background) Release() {
 type Outbox struct {
 	mailer     mail.Mailer
 	background *Background
+	queued     atomic.Int64 // mails waiting or being sent
+	lastFailed atomic.Bool  // whether the last mail sent failed
 }
 
 // NewOutbox returns an outbox over mailer.
@@ -93,5 +96,17 @@ func NewOutbox(mailer mail.Mailer, background *Background) *Outbox {
 
 // Send queues one message.
 func (o *Outbox) Send(m mail.Message) {
-	o.background.Go("mail: "+m.Subject, func(ctx context.Context) error { return o.mailer.Send(ctx, m) })
+	o.queued.Add(1)
+	o.background.Go("mail: "+m.Subject, func(ctx context.Context) error {
+		defer o.queued.Add(-1)
+		err := o.mailer.Send(ctx, m)
+		o.lastFailed.Store(err != nil)
+		return err
+	})
+}
+
+// State says how many mails wait to be sent, and whether the last one sent
+// went out (true before any was sent).
+func (o *Outbox) State() (queued int, ok bool) {
+	return int(o.queued.Load()), !o.lastFailed.Load()
 }

@@ -24,6 +24,7 @@ var (
 // RegistrationStore is what registration needs from the database.
 type RegistrationStore interface {
 	CodeStore
+	SettingsReader
 	CreateUser(ctx context.Context, u domain.User, passwordHash string) (domain.User, error)
 	UserByEmail(ctx context.Context, email string) (domain.User, string, error)
 	UsernameTaken(ctx context.Context, username string) (bool, error)
@@ -64,6 +65,14 @@ type Registration struct {
 // notice by mail at most once a day (S2).
 // Errors: EVALIDATION, ECONFLICT (username taken), ETHROTTLED.
 func (s *RegistrationService) Register(ctx context.Context, in Registration, meta domain.RequestMeta) (string, error) {
+	settings, err := s.store.Settings(ctx)
+	if err != nil {
+		return "", err
+	}
+	if !settings.RegistrationOpen {
+		_ = record(ctx, s.store, meta, Event{Action: domain.ActionRegister, Reason: "registration closed"})
+		return "", forbidden("Registration is closed. Please contact the administrator.")
+	}
 	email, username, profile, err := s.checkRegistration(in)
 	if err != nil {
 		return "", err
@@ -89,15 +98,20 @@ func (s *RegistrationService) Register(ctx context.Context, in Registration, met
 
 	code := secure.RandomDigits(4)
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
-		user, err := s.store.CreateUser(ctx, domain.User{Email: email, Username: username, Role: in.Role, Profile: profile}, hash)
+		awaiting := in.Role == domain.RoleProvider && settings.ProviderApprovalRequired
+		user, err := s.store.CreateUser(ctx, domain.User{Email: email, Username: username, Role: in.Role, AwaitingApproval: awaiting, Profile: profile}, hash)
 		if err != nil {
 			return err
 		}
 		if err := s.codes.issue(ctx, user.ID, purposeConfirm, code); err != nil {
 			return err
 		}
+		reason := "role " + in.Role
+		if awaiting {
+			reason += ", awaiting approval"
+		}
 		return record(ctx, s.store, meta, Event{Actor: user.ID, Action: domain.ActionRegister, Table: domain.TableUsers,
-			RecordID: user.ID, Success: true, Reason: "role " + in.Role})
+			RecordID: user.ID, Success: true, Reason: reason})
 	})
 	if domain.ErrorKind(err) == domain.ECONFLICT {
 		// A concurrent registration took the email or username: answer as if it existed.

@@ -18,6 +18,8 @@ type Store interface {
 	SharingStore
 	AuditStore
 	MessageStore
+	SettingsStore
+	AdminStore
 }
 
 // Config is what the services are built from.
@@ -37,8 +39,12 @@ type Config struct {
 	LinkKey []byte
 	// Previews renders previews within the process's memory budget for them.
 	Previews *medimg.Previewer
-	Logger   *slog.Logger
-	Now      Clock
+	// System describes the server and checks its dependencies (the health panel).
+	System System
+	// AnalysisProviders are the analysis providers configured besides the built-in one.
+	AnalysisProviders []string
+	Logger            *slog.Logger
+	Now               Clock
 }
 
 // Services are the use cases, wired once for the server and its tests.
@@ -51,6 +57,8 @@ type Services struct {
 	Sharing      *SharingService
 	Audit        *AuditService
 	Messages     *MessageService
+	Settings     *SettingsService
+	Admin        *AdminService
 	Links        *Links
 	Tokens       *Tokens
 	// Background runs work after responses; Wait for it before exiting.
@@ -73,6 +81,8 @@ func New(c Config) *Services {
 		Sharing:      NewSharingService(c.Store, c.Secrets, outbox, c.Templates, c.Now),
 		Audit:        NewAuditService(c.Store),
 		Messages:     NewMessageService(c.Store, c.Texts, c.Now),
+		Settings:     NewSettingsService(c.Store, c.AnalysisProviders),
+		Admin:        NewAdminService(c.Store, c.System, outbox, c.Now),
 		Links:        links,
 		Tokens:       tokens,
 		Background:   background,

@@ -124,6 +124,11 @@ func (s *SessionService) Login(ctx context.Context, email, password string, meta
 		_ = record(ctx, s.store, meta, failed)
 		return Session{}, &domain.Error{Kind: domain.EFORBIDDEN, Message: "Please verify your account before logging in.", Code: "account_not_verified"}
 	}
+	if user.AwaitingApproval {
+		failed.Reason = "account awaiting approval"
+		_ = record(ctx, s.store, meta, failed)
+		return Session{}, &domain.Error{Kind: domain.EFORBIDDEN, Message: "Your account is waiting for an administrator's approval.", Code: "account_not_approved"}
+	}
 	if err := s.store.ClearThrottle(ctx, loginFailsPerEmail.prefix+emailKey); err != nil {
 		return Session{}, err
 	}

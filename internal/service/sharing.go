@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -12,14 +11,6 @@ import (
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/mail"
 	"github.com/medishare/medishare/internal/secure"
-)
-
-// Settings that bound a share's lifetime (migrations/00001_settings.sql).
-const (
-	settingShareDefaultHours = "share_lifetime_default_hours"
-	settingShareMaxHours     = "share_lifetime_max_hours"
-	fallbackShareHours       = 24
-	fallbackShareMaxHours    = 168
 )
 
 // A sharer may mail one recipient this many share codes an hour, so nobody's
@@ -37,7 +28,7 @@ type SharingStore interface {
 	UserByID(ctx context.Context, id string) (domain.User, error)
 	Image(ctx context.Context, id string) (domain.Image, error)
 	Throttler
-	Setting(ctx context.Context, key string) (json.RawMessage, error)
+	SettingsReader
 	OpenShare(ctx context.Context, sh domain.Share, codeHash []byte) (revokedEarlier bool, err error)
 	TryShareCode(ctx context.Context, shareID, recipientID string, codeHash []byte, now time.Time, maxTries int) (found, matched bool, tries int, err error)
 	Share(ctx context.Context, id string) (domain.Share, error)
@@ -141,31 +132,22 @@ func (s *SharingService) Share(ctx context.Context, p *domain.Principal, req Sha
 	return sh, nil
 }
 
-// lifetime checks the requested lifetime against the settings.
+// lifetime checks the requested lifetime against the settings, or gives
+// the default one.
 func (s *SharingService) lifetime(ctx context.Context, requested *int) (int, error) {
-	maxHours := s.intSetting(ctx, settingShareMaxHours, fallbackShareMaxHours)
+	settings, err := s.store.Settings(ctx)
+	if err != nil {
+		return 0, err
+	}
+	maxHours := settings.ShareLifetimeMaxHours
 	if requested == nil {
-		return min(s.intSetting(ctx, settingShareDefaultHours, fallbackShareHours), maxHours), nil
+		return min(settings.ShareLifetimeDefaultHours, maxHours), nil
 	}
 	if *requested < 1 || *requested > maxHours {
 		msg := fmt.Sprintf("The share lifetime must be between 1 and %d hours.", maxHours)
 		return 0, domain.ValidationError(msg, domain.FieldError{Field: "expiresInHours", Message: msg})
 	}
 	return *requested, nil
-}
-
-// intSetting reads a whole-number setting, falling back when it is missing
-// or unreadable (the settings screen validates what it stores).
-func (s *SharingService) intSetting(ctx context.Context, key string, fallback int) int {
-	raw, err := s.store.Setting(ctx, key)
-	if err != nil {
-		return fallback
-	}
-	var n int
-	if json.Unmarshal(raw, &n) != nil || n < 1 {
-		return fallback
-	}
-	return n
 }
 
 // recipient checks that id names an active, confirmed user other than the caller.

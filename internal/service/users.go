@@ -17,6 +17,7 @@ type UserStore interface {
 	UpdateProfile(ctx context.Context, id string, p domain.Profile) (domain.User, error)
 	SetActive(ctx context.Context, id string, active bool) (domain.User, error)
 	SetRole(ctx context.Context, id, role string) (domain.User, error)
+	ApproveUser(ctx context.Context, id string) (domain.User, error)
 	EraseUser(ctx context.Context, id string) error
 	ActiveAdminsLocked(ctx context.Context) (int, error)
 	RevokeUserSessions(ctx context.Context, userID, exceptSessionID, reason string) error
@@ -166,6 +167,9 @@ func visibleTo(p *domain.Principal, u domain.User) domain.User {
 type UserChange struct {
 	Active *bool
 	Role   *string
+	// Approved can only be true: approving a provider who waits for it.
+	// (Stopping someone from signing in is deactivating them.)
+	Approved *bool
 }
 
 // Change applies an admin's change: activation or role. Either ends the
@@ -175,8 +179,11 @@ func (s *UserService) Change(ctx context.Context, p *domain.Principal, id string
 	if err := require(ctx, s.store, p, domain.PermUsersManage, meta, errNotManager); err != nil {
 		return domain.User{}, err
 	}
-	if in.Active == nil && in.Role == nil {
-		return domain.User{}, domain.ValidationError("Nothing to change: send active or role.")
+	if in.Active == nil && in.Role == nil && in.Approved == nil {
+		return domain.User{}, domain.ValidationError("Nothing to change: send active, role or approved.")
+	}
+	if in.Approved != nil && !*in.Approved {
+		return domain.User{}, domain.ValidationError("Please check the highlighted fields.", domain.FieldError{Field: "approved", Message: "can only be true; to stop someone signing in, deactivate the account"})
 	}
 	if in.Role != nil && !domain.IsRole(*in.Role) {
 		return domain.User{}, domain.ValidationError("Please check the highlighted fields.", domain.FieldError{Field: "role", Message: "must be patient, healthProvider or admin"})
@@ -206,6 +213,14 @@ func (s *UserService) Change(ctx context.Context, p *domain.Principal, id string
 				return err
 			}
 			reasons = append(reasons, "role "+target.Role+" to "+*in.Role)
+		}
+		if in.Approved != nil && user.AwaitingApproval {
+			if user, err = s.store.ApproveUser(ctx, id); err != nil {
+				return err
+			}
+			if err := record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionUserApprove, Table: domain.TableUsers, RecordID: id, Success: true}); err != nil {
+				return err
+			}
 		}
 		if len(reasons) == 0 {
 			return nil

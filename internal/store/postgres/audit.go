@@ -1,6 +1,8 @@
 package postgres
 
 import (
+	"time"
+
 	"bytes"
 	"context"
 
@@ -25,9 +27,19 @@ func (s *Store) AppendAudit(ctx context.Context, e domain.AuditEntry) error {
 // names its predecessor's hash: an edited entry breaks the first, a deleted
 // one the second.
 func (s *Store) VerifyAuditChain(ctx context.Context) (domain.AuditChainReport, error) {
-	report := domain.AuditChainReport{OK: true}
-	var after int64
-	prev := []byte{}
+	return s.VerifyAuditChainFrom(ctx, domain.AuditChainMark{}, 0)
+}
+
+// VerifyAuditChainFrom checks the entries after from (the whole chain from
+// the zero mark), trusting from itself, and stops after about most of them
+// (0: no bound): the admin dashboard's check, a step at a time, of what
+// was appended since its last one.
+func (s *Store) VerifyAuditChainFrom(ctx context.Context, from domain.AuditChainMark, most int) (domain.AuditChainReport, error) {
+	report := domain.AuditChainReport{OK: true, Last: from}
+	after, prev := from.ID, from.Hash
+	if prev == nil {
+		prev = []byte{}
+	}
 	for {
 		rows, err := s.q(ctx).AuditChain(ctx, db.AuditChainParams{AfterID: after, PageLimit: 1000})
 		if err != nil {
@@ -42,11 +54,41 @@ func (s *Store) VerifyAuditChain(ctx context.Context) (domain.AuditChainReport, 
 			}
 			prev = r.Hash
 			after = r.ID
+			report.Last = domain.AuditChainMark{ID: r.ID, Hash: r.Hash}
 		}
-		if len(rows) < 1000 {
+		if len(rows) < 1000 || most > 0 && report.Checked >= most {
 			return report, nil
 		}
 	}
+}
+
+// ApproveUser approves a provider's account. Errors: ENOTFOUND.
+func (s *Store) ApproveUser(ctx context.Context, id string) (domain.User, error) {
+	uid, err := parseID(id)
+	if err != nil {
+		return domain.User{}, err
+	}
+	u, err := s.q(ctx).SetUserApproved(ctx, uid)
+	if err != nil {
+		return domain.User{}, translate(err)
+	}
+	return toUser(u), nil
+}
+
+// Activity returns the activity counted on each day from first to last
+// (days in domain.Zone), for the days that had any, oldest first.
+func (s *Store) Activity(ctx context.Context, first, last time.Time) ([]domain.DayActivity, error) {
+	rows, err := s.q(ctx).ListActivity(ctx, db.ListActivityParams{FirstDay: dateOfTime(first), LastDay: dateOfTime(last)})
+	if err != nil {
+		return nil, translate(err)
+	}
+	out := make([]domain.DayActivity, len(rows))
+	for i, r := range rows {
+		out[i] = domain.DayActivity{Day: time.Date(r.Day.Time.Year(), r.Day.Time.Month(), r.Day.Time.Day(), 0, 0, 0, 0, domain.Zone),
+			SignIns: r.SignIns, FailedSignIns: r.FailedSignIns, Uploads: r.Uploads, Shares: r.Shares,
+			Verifications: r.Verifications, Views: r.Views, Messages: r.Messages}
+	}
+	return out, nil
 }
 
 // AuditActions returns the actions recorded for one record, oldest first (for tests and reports).

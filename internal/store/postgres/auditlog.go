@@ -73,6 +73,13 @@ func newAuditQuery(scope domain.AuditScope, f domain.AuditFilter, actors []uuid.
 	if !f.To.IsZero() {
 		conds = append(conds, "a.created_at < "+q.arg(f.To))
 	}
+	if f.AboutImages || f.ImageID != "" {
+		conds = append(conds, "a.table_name IN ('images', 'shares')")
+	}
+	if f.ImageID != "" { // the image's entries and its shares', through (record_id, id)
+		img := q.arg(f.ImageID)
+		conds = append(conds, "a.record_id = ANY(ARRAY(SELECT "+img+"::text UNION ALL SELECT s.id::text FROM shares s WHERE s.image_id = "+img+"::uuid))")
+	}
 	if !f.From.IsZero() || !f.To.IsZero() { // newest first by time, through (created_at, id)
 		q.order = "a.created_at DESC, a.id DESC"
 	}

@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -104,19 +103,30 @@ func TestSettings(t *testing.T) {
 	defer db.Close()
 	store := postgres.NewStore(db)
 
-	all, err := store.Settings(ctx)
+	got, err := store.Settings(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var hours int
-	if err := json.Unmarshal(all["share_lifetime_default_hours"], &hours); err != nil || hours != 24 {
-		t.Errorf("share_lifetime_default_hours = %s", all["share_lifetime_default_hours"])
+	if got != domain.DefaultSettings {
+		t.Errorf("settings after the migrations = %+v, want the defaults %+v", got, domain.DefaultSettings)
 	}
-	if v, err := store.Setting(ctx, "share_lifetime_max_hours"); err != nil || string(v) != "168" {
-		t.Errorf("share_lifetime_max_hours = %s, %v", v, err)
+
+	changed := domain.Settings{ShareLifetimeDefaultHours: 2, ShareLifetimeMaxHours: 3, RegistrationOpen: false, ProviderApprovalRequired: true, AnalysisProvider: "openai"}
+	if err := store.SaveSettings(ctx, changed); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := store.Setting(ctx, "no_such_setting"); domain.ErrorKind(err) != domain.ENOTFOUND {
-		t.Errorf("missing setting: kind %q (%v), want not found", domain.ErrorKind(err), err)
+	if got, err := store.Settings(ctx); err != nil || got != changed {
+		t.Errorf("settings after saving = %+v, %v; want %+v", got, err, changed)
+	}
+
+	// A value nobody could have written through the service keeps its default.
+	if _, err := db.Pool.Exec(ctx, `UPDATE settings SET value = '"many"' WHERE key = 'share_lifetime_max_hours'`); err != nil {
+		t.Fatal(err)
+	}
+	want := changed
+	want.ShareLifetimeMaxHours = domain.DefaultSettings.ShareLifetimeMaxHours
+	if got, err := store.Settings(ctx); err != nil || got != want {
+		t.Errorf("settings with an unreadable value = %+v, %v; want %+v", got, err, want)
 	}
 }
 

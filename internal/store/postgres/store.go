@@ -83,12 +83,17 @@ func dateOf(s string) (pgtype.Date, error) {
 	return pgtype.Date{Time: t, Valid: true}, nil
 }
 
+// dateOfTime is the calendar day of t, in t's own location.
+func dateOfTime(t time.Time) pgtype.Date {
+	return pgtype.Date{Time: time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC), Valid: true}
+}
+
 func textOf(s string) pgtype.Text { return pgtype.Text{String: s, Valid: s != ""} }
 
 func toUser(u db.User) domain.User {
 	out := domain.User{
 		ID: u.ID.String(), Email: u.Email, Username: u.Username, Role: u.Role, Active: u.Active,
-		Verified: u.Verified, CreatedAt: u.CreatedAt,
+		Verified: u.Verified, AwaitingApproval: !u.Approved, CreatedAt: u.CreatedAt,
 		Profile: domain.Profile{
 			Firstname: u.Firstname, Lastname: u.Lastname, Phone: u.Phone, Gender: u.Gender.String,
 			Address: u.Address, City: u.City, State: u.State, Country: u.Country, Zipcode: u.Zipcode,

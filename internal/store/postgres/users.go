@@ -14,7 +14,7 @@ func (s *Store) CreateUser(ctx context.Context, n domain.User, passwordHash stri
 	var user domain.User
 	err := s.InTx(ctx, func(ctx context.Context) error {
 		id, err := s.q(ctx).CreateUser(ctx, db.CreateUserParams{
-			Email: n.Email, Username: n.Username, PasswordHash: passwordHash, Role: n.Role, Verified: n.Verified,
+			Email: n.Email, Username: n.Username, PasswordHash: passwordHash, Role: n.Role, Verified: n.Verified, Approved: !n.AwaitingApproval,
 		})
 		if err != nil {
 			return translate(err)

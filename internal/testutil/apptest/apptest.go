@@ -171,7 +171,9 @@ func start(t testing.TB, dbURL, blobDir string) *App {
 		Mailer: mailer, Templates: mail.Templates{PublicURL: "http://medishare.test", Now: clock.Now},
 		TokenSecret: JWTSecret, Issuer: "http://medishare.test", LinkKey: keys.Subkey("signed-urls"),
 		Previews: medimg.NewPreviewer(256 << 20),
-		Logger:   logger, Now: clock.Now,
+		System: service.System{Version: "test", StorageKind: "filesystem", MailKind: "log",
+			PingDatabase: db.Ping, PingStorage: fs.Ping},
+		Logger: logger, Now: clock.Now,
 	})
 	t.Cleanup(services.Background.Wait)
 	listening, stopListening := context.WithCancel(context.Background())

@@ -11,6 +11,17 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type ActivityDaily struct {
+	Day           pgtype.Date
+	SignIns       int64
+	FailedSignIns int64
+	Uploads       int64
+	Shares        int64
+	Verifications int64
+	Views         int64
+	Messages      int64
+}
+
 type AuditAudience struct {
 	UserID  uuid.UUID
 	EntryID int64
@@ -216,6 +227,7 @@ type User struct {
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 	SearchText      pgtype.Text
+	Approved        bool
 }
 
 type UserCount struct {

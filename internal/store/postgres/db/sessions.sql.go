@@ -60,7 +60,7 @@ func (q *Queries) CreateSession(ctx context.Context, arg CreateSessionParams) (S
 }
 
 const getSessionPrincipal = `-- name: GetSessionPrincipal :one
-SELECT s.id AS session_id, s.revoked_at, s.expires_at, u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text,
+SELECT s.id AS session_id, s.revoked_at, s.expires_at, u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text, u.approved,
        array(SELECT rp.permission FROM role_permissions rp WHERE rp.role = u.role ORDER BY 1)::text[] AS permissions
 FROM sessions s JOIN users u ON u.id = s.user_id
 WHERE s.id = $1
@@ -110,6 +110,7 @@ func (q *Queries) GetSessionPrincipal(ctx context.Context, id uuid.UUID) (GetSes
 		&i.User.CreatedAt,
 		&i.User.UpdatedAt,
 		&i.User.SearchText,
+		&i.User.Approved,
 		&i.Permissions,
 	)
 	return i, err

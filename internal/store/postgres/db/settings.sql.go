@@ -7,6 +7,8 @@ package db
 
 import (
 	"context"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const getSetting = `-- name: GetSetting :one
@@ -18,6 +20,46 @@ func (q *Queries) GetSetting(ctx context.Context, key string) (Setting, error) {
 	var i Setting
 	err := row.Scan(&i.Key, &i.Value, &i.UpdatedAt)
 	return i, err
+}
+
+const listActivity = `-- name: ListActivity :many
+SELECT day, sign_ins, failed_sign_ins, uploads, shares, verifications, views, messages
+FROM activity_daily WHERE day BETWEEN $1::date AND $2::date ORDER BY day
+`
+
+type ListActivityParams struct {
+	FirstDay pgtype.Date
+	LastDay  pgtype.Date
+}
+
+// The activity counted per day, from @first_day to @last_day included.
+func (q *Queries) ListActivity(ctx context.Context, arg ListActivityParams) ([]ActivityDaily, error) {
+	rows, err := q.db.Query(ctx, listActivity, arg.FirstDay, arg.LastDay)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ActivityDaily{}
+	for rows.Next() {
+		var i ActivityDaily
+		if err := rows.Scan(
+			&i.Day,
+			&i.SignIns,
+			&i.FailedSignIns,
+			&i.Uploads,
+			&i.Shares,
+			&i.Verifications,
+			&i.Views,
+			&i.Messages,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const listSettings = `-- name: ListSettings :many
@@ -42,4 +84,45 @@ func (q *Queries) ListSettings(ctx context.Context) ([]Setting, error) {
 		return nil, err
 	}
 	return items, nil
+}
+
+const lockSettings = `-- name: LockSettings :many
+SELECT key, value, updated_at FROM settings ORDER BY key FOR UPDATE
+`
+
+// Every setting, locked until the transaction ends, so that two admins
+// saving at once each validate against what the other saved.
+func (q *Queries) LockSettings(ctx context.Context) ([]Setting, error) {
+	rows, err := q.db.Query(ctx, lockSettings)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Setting{}
+	for rows.Next() {
+		var i Setting
+		if err := rows.Scan(&i.Key, &i.Value, &i.UpdatedAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const putSetting = `-- name: PutSetting :exec
+INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, now())
+ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()
+`
+
+type PutSettingParams struct {
+	Key   string
+	Value []byte
+}
+
+func (q *Queries) PutSetting(ctx context.Context, arg PutSettingParams) error {
+	_, err := q.db.Exec(ctx, putSetting, arg.Key, arg.Value)
+	return err
 }

@@ -56,8 +56,8 @@ func (q *Queries) CountUsers(ctx context.Context) (int64, error) {
 }
 
 const createUser = `-- name: CreateUser :one
-INSERT INTO users (email, username, password_hash, role, verified)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO users (email, username, password_hash, role, verified, approved)
+VALUES ($1, $2, $3, $4, $5, $6)
 RETURNING id
 `
 
@@ -67,6 +67,7 @@ type CreateUserParams struct {
 	PasswordHash string
 	Role         string
 	Verified     bool
+	Approved     bool
 }
 
 // The account only; Store.CreateUser writes the profile with UpdateUserProfile
@@ -78,6 +79,7 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (uuid.UU
 		arg.PasswordHash,
 		arg.Role,
 		arg.Verified,
+		arg.Approved,
 	)
 	var id uuid.UUID
 	err := row.Scan(&id)
@@ -103,7 +105,7 @@ func (q *Queries) EraseUser(ctx context.Context, id uuid.UUID) error {
 }
 
 const getUserByEmail = `-- name: GetUserByEmail :one
-SELECT id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text FROM users WHERE email = $1 AND deleted_at IS NULL
+SELECT id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text, approved FROM users WHERE email = $1 AND deleted_at IS NULL
 `
 
 func (q *Queries) GetUserByEmail(ctx context.Context, email string) (User, error) {
@@ -138,12 +140,13 @@ func (q *Queries) GetUserByEmail(ctx context.Context, email string) (User, error
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.Approved,
 	)
 	return i, err
 }
 
 const getUserByID = `-- name: GetUserByID :one
-SELECT id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text FROM users WHERE id = $1 AND deleted_at IS NULL
+SELECT id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text, approved FROM users WHERE id = $1 AND deleted_at IS NULL
 `
 
 func (q *Queries) GetUserByID(ctx context.Context, id uuid.UUID) (User, error) {
@@ -178,13 +181,14 @@ func (q *Queries) GetUserByID(ctx context.Context, id uuid.UUID) (User, error) {
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.Approved,
 	)
 	return i, err
 }
 
 const listDirectory = `-- name: ListDirectory :many
 
-SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text,
+SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text, u.approved,
        ((SELECT coalesce(sum(c.users), 0) FROM user_counts c
          WHERE c.role = ANY ($1::text[]) AND c.active = ANY ($2::boolean[]))
         + (SELECT count(*) FROM users s
@@ -260,6 +264,7 @@ func (q *Queries) ListDirectory(ctx context.Context, arg ListDirectoryParams) ([
 			&i.User.CreatedAt,
 			&i.User.UpdatedAt,
 			&i.User.SearchText,
+			&i.User.Approved,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -292,7 +297,7 @@ WITH page AS (
     ORDER BY e.lastname, e.firstname, e.user_id
     LIMIT $8 OFFSET $7
 )
-SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text,
+SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text, u.approved,
        (SELECT count(*) FROM (
            SELECT 1 FROM user_grams c
            WHERE c.gram = $1::text
@@ -374,6 +379,7 @@ func (q *Queries) SearchDirectory(ctx context.Context, arg SearchDirectoryParams
 			&i.User.CreatedAt,
 			&i.User.UpdatedAt,
 			&i.User.SearchText,
+			&i.User.Approved,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -395,7 +401,7 @@ WITH page AS (
     ORDER BY w.lastname, w.firstname, w.id
     LIMIT $7 OFFSET $6
 )
-SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text,
+SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text, u.approved,
        (SELECT count(*) FROM (
            SELECT 1 FROM users c
            WHERE c.deleted_at IS NULL AND strpos(c.search_text, (SELECT lower($1::text))) > 0
@@ -471,6 +477,7 @@ func (q *Queries) SearchDirectoryByName(ctx context.Context, arg SearchDirectory
 			&i.User.CreatedAt,
 			&i.User.UpdatedAt,
 			&i.User.SearchText,
+			&i.User.Approved,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -509,7 +516,7 @@ func (q *Queries) SearchGramCounts(ctx context.Context) ([]UserGramCount, error)
 }
 
 const setUserActive = `-- name: SetUserActive :one
-UPDATE users SET active = $1, updated_at = now() WHERE id = $2 AND deleted_at IS NULL RETURNING id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text
+UPDATE users SET active = $1, updated_at = now() WHERE id = $2 AND deleted_at IS NULL RETURNING id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text, approved
 `
 
 type SetUserActiveParams struct {
@@ -549,6 +556,48 @@ func (q *Queries) SetUserActive(ctx context.Context, arg SetUserActiveParams) (U
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.Approved,
+	)
+	return i, err
+}
+
+const setUserApproved = `-- name: SetUserApproved :one
+UPDATE users SET approved = true, updated_at = now() WHERE id = $1 AND deleted_at IS NULL RETURNING id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text, approved
+`
+
+func (q *Queries) SetUserApproved(ctx context.Context, id uuid.UUID) (User, error) {
+	row := q.db.QueryRow(ctx, setUserApproved, id)
+	var i User
+	err := row.Scan(
+		&i.ID,
+		&i.Email,
+		&i.Username,
+		&i.PasswordHash,
+		&i.Role,
+		&i.Active,
+		&i.Verified,
+		&i.Firstname,
+		&i.Lastname,
+		&i.Phone,
+		&i.Dob,
+		&i.Gender,
+		&i.Address,
+		&i.City,
+		&i.State,
+		&i.Country,
+		&i.Zipcode,
+		&i.Bio,
+		&i.Taxid,
+		&i.Licensenumber,
+		&i.Insurancenumber,
+		&i.Bloodgroup,
+		&i.Primphysician,
+		&i.Specialization,
+		&i.DeletedAt,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+		&i.Approved,
 	)
 	return i, err
 }
@@ -568,7 +617,7 @@ func (q *Queries) SetUserPassword(ctx context.Context, arg SetUserPasswordParams
 }
 
 const setUserRole = `-- name: SetUserRole :one
-UPDATE users SET role = $1, updated_at = now() WHERE id = $2 AND deleted_at IS NULL RETURNING id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text
+UPDATE users SET role = $1, updated_at = now() WHERE id = $2 AND deleted_at IS NULL RETURNING id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text, approved
 `
 
 type SetUserRoleParams struct {
@@ -608,6 +657,7 @@ func (q *Queries) SetUserRole(ctx context.Context, arg SetUserRoleParams) (User,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.Approved,
 	)
 	return i, err
 }
@@ -629,7 +679,7 @@ UPDATE users SET
     bloodgroup = $15, primphysician = $16, specialization = $17,
     updated_at = now()
 WHERE id = $18 AND deleted_at IS NULL
-RETURNING id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text
+RETURNING id, email, username, password_hash, role, active, verified, firstname, lastname, phone, dob, gender, address, city, state, country, zipcode, bio, taxid, licensenumber, insurancenumber, bloodgroup, primphysician, specialization, deleted_at, created_at, updated_at, search_text, approved
 `
 
 type UpdateUserProfileParams struct {
@@ -704,6 +754,7 @@ func (q *Queries) UpdateUserProfile(ctx context.Context, arg UpdateUserProfilePa
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.Approved,
 	)
 	return i, err
 }

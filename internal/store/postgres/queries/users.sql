@@ -1,8 +1,8 @@
 -- name: CreateUser :one
 -- The account only; Store.CreateUser writes the profile with UpdateUserProfile
 -- in the same transaction, so the profile's columns are listed once.
-INSERT INTO users (email, username, password_hash, role, verified)
-VALUES (@email, @username, @password_hash, @role, @verified)
+INSERT INTO users (email, username, password_hash, role, verified, approved)
+VALUES (@email, @username, @password_hash, @role, @verified, @approved)
 RETURNING id;
 
 -- name: GetUserByID :one
@@ -32,6 +32,9 @@ RETURNING *;
 
 -- name: SetUserActive :one
 UPDATE users SET active = @active, updated_at = now() WHERE id = @id AND deleted_at IS NULL RETURNING *;
+
+-- name: SetUserApproved :one
+UPDATE users SET approved = true, updated_at = now() WHERE id = @id AND deleted_at IS NULL RETURNING *;
 
 -- name: SetUserRole :one
 UPDATE users SET role = @role, updated_at = now() WHERE id = @id AND deleted_at IS NULL RETURNING *;

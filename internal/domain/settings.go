@@ -1,0 +1,31 @@
+package domain
+
+// Settings are what an admin can change at run time (api.md, Audit,
+// analysis, admin). They live in the database, so every instance reads the
+// same values, and each request reads them afresh: a change takes effect
+// at once everywhere.
+type Settings struct {
+	ShareLifetimeDefaultHours int
+	ShareLifetimeMaxHours     int
+	RegistrationOpen          bool
+	ProviderApprovalRequired  bool
+	AnalysisProvider          string
+}
+
+// ShareLifetimeCapHours is the longest lifetime a share can ever be given:
+// thirty days.
+const ShareLifetimeCapHours = 720
+
+// AnalysisBuiltin is the analyser that runs inside the server; it is
+// always available.
+const AnalysisBuiltin = "builtin"
+
+// DefaultSettings are the values of migrations/00001_settings.sql, used for
+// a setting the table lacks or holds in a form nobody wrote.
+var DefaultSettings = Settings{
+	ShareLifetimeDefaultHours: 24,
+	ShareLifetimeMaxHours:     168,
+	RegistrationOpen:          true,
+	ProviderApprovalRequired:  false,
+	AnalysisProvider:          AnalysisBuiltin,
+}

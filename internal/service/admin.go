@@ -1,0 +1,160 @@
+package service
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/medishare/medishare/internal/domain"
+)
+
+// AdminStore is what the admin dashboard needs from the database.
+type AdminStore interface {
+	AuditWriter
+	VerifyAuditChainFrom(ctx context.Context, from domain.AuditChainMark, most int) (domain.AuditChainReport, error)
+	Activity(ctx context.Context, first, last time.Time) ([]domain.DayActivity, error)
+}
+
+// System is what the server knows about itself and its dependencies, for
+// the health panel.
+type System struct {
+	Version     string
+	StorageKind string // "filesystem" or "s3"
+	MailKind    string // "log" or "smtp"
+	// PingDatabase and PingStorage check that each dependency answers.
+	PingDatabase, PingStorage func(ctx context.Context) error
+}
+
+// AdminService reports the system's health and activity to admins.
+type AdminService struct {
+	store   AdminStore
+	system  System
+	outbox  *Outbox
+	started time.Time
+	now     Clock
+
+	chainMu sync.Mutex
+	chain   domain.AuditChainReport // what this instance has checked of the chain so far
+}
+
+// NewAdminService returns the admin dashboard's use cases.
+func NewAdminService(store AdminStore, system System, outbox *Outbox, now Clock) *AdminService {
+	return &AdminService{store: store, system: system, outbox: outbox, started: now(), now: now, chain: domain.AuditChainReport{OK: true}}
+}
+
+// Health is the health panel's content.
+type Health struct {
+	Version   string
+	StartedAt time.Time
+	Database  struct {
+		OK        bool
+		LatencyMs float64
+	}
+	Storage struct {
+		OK   bool
+		Kind string
+	}
+	Mail struct {
+		OK     bool
+		Kind   string
+		Queued int
+	}
+	AuditChain struct {
+		OK      bool
+		Checked int
+	}
+}
+
+// pingTimeout bounds each dependency's check, like the readiness probe's.
+const pingTimeout = 2 * time.Second
+
+// chainStep is how many entries one look at the health panel checks at
+// most (about half a second's work): the first looks at a long log go
+// through it a step at a time instead of holding the page for seconds.
+const chainStep = 100_000
+
+var errNotAdminHealth = forbidden("Only admins can see the system's health and activity.")
+
+// Health checks the database and the storage, reports the mail outbox, and
+// checks the audit chain's entries appended since this instance last
+// looked (its first looks go through the whole chain, a step at a time;
+// /api/audit/verify checks everything at once). Errors: EFORBIDDEN.
+func (s *AdminService) Health(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (Health, error) {
+	if !p.IsAdmin() {
+		return Health{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "health: not an admin"}, errNotAdminHealth)
+	}
+	var h Health
+	h.Version, h.StartedAt = s.system.Version, s.started
+	start := time.Now()
+	h.Database.OK = ping(ctx, s.system.PingDatabase)
+	if h.Database.OK {
+		h.Database.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
+	}
+	h.Storage.OK, h.Storage.Kind = ping(ctx, s.system.PingStorage), s.system.StorageKind
+	h.Mail.Queued, h.Mail.OK = s.outbox.State()
+	h.Mail.Kind = s.system.MailKind
+	chain := s.checkChain(ctx)
+	h.AuditChain.OK, h.AuditChain.Checked = chain.OK, chain.Checked
+	return h, nil
+}
+
+func ping(ctx context.Context, check func(context.Context) error) bool {
+	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	return check(ctx) == nil
+}
+
+// checkChain goes on checking the chain from where this instance stopped.
+// A broken chain stays reported broken; a database that does not answer
+// leaves the report as it was.
+func (s *AdminService) checkChain(ctx context.Context) domain.AuditChainReport {
+	s.chainMu.Lock()
+	defer s.chainMu.Unlock()
+	if !s.chain.OK {
+		return s.chain
+	}
+	step, err := s.store.VerifyAuditChainFrom(ctx, s.chain.Last, chainStep)
+	if err == nil {
+		s.chain.OK, s.chain.Checked, s.chain.Last = step.OK, s.chain.Checked+step.Checked, step.Last
+		s.chain.FirstBrokenID = step.FirstBrokenID
+	}
+	return s.chain
+}
+
+// The days GET /api/admin/activity covers: two weeks unless asked.
+const (
+	ActivityDaysDefault = 14
+	activityDaysMax     = 90
+)
+
+// Activity returns what happened on each of the last days days (today
+// included, days in domain.Zone), oldest first, days without events with
+// zeros. Errors: EFORBIDDEN, EVALIDATION.
+func (s *AdminService) Activity(ctx context.Context, p *domain.Principal, days int, meta domain.RequestMeta) ([]domain.DayActivity, error) {
+	if !p.IsAdmin() {
+		return nil, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "activity: not an admin"}, errNotAdminHealth)
+	}
+	if days < 1 || days > activityDaysMax {
+		return nil, domain.ValidationError("Please check the number of days.", domain.FieldError{Field: "days", Message: "must be between 1 and 90"})
+	}
+	now := s.now().In(domain.Zone)
+	last := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, domain.Zone)
+	first := last.AddDate(0, 0, 1-days)
+	counted, err := s.store.Activity(ctx, first, last)
+	if err != nil {
+		return nil, err
+	}
+	byDay := make(map[string]domain.DayActivity, len(counted))
+	for _, c := range counted {
+		byDay[c.Day.Format(time.DateOnly)] = c
+	}
+	out := make([]domain.DayActivity, days)
+	for i := range out {
+		day := first.AddDate(0, 0, i)
+		if c, ok := byDay[day.Format(time.DateOnly)]; ok {
+			out[i] = c
+		}
+		out[i].Day = day
+	}
+	return out, nil
+}

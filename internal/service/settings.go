@@ -1,0 +1,154 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/medishare/medishare/internal/domain"
+)
+
+// SettingsReader reads the settings; every use reads them afresh, so that a
+// change made on one instance takes effect on all of them at once.
+type SettingsReader interface {
+	Settings(ctx context.Context) (domain.Settings, error)
+}
+
+// SettingsStore is what changing the settings needs from the database.
+type SettingsStore interface {
+	Transactor
+	AuditWriter
+	SettingsReader
+	LockSettings(ctx context.Context) (domain.Settings, error)
+	SaveSettings(ctx context.Context, s domain.Settings) error
+}
+
+// SettingsService lets admins read and change the settings.
+type SettingsService struct {
+	store SettingsStore
+	// providers are the analysis providers this server is configured with,
+	// the built-in one first.
+	providers []string
+}
+
+// NewSettingsService returns the settings' use cases; providers are the
+// configured analysis providers besides the built-in one.
+func NewSettingsService(store SettingsStore, providers []string) *SettingsService {
+	return &SettingsService{store: store, providers: append([]string{domain.AnalysisBuiltin}, providers...)}
+}
+
+// SettingsChange is a PUT /api/settings: the settings sent, nil for the others.
+type SettingsChange struct {
+	ShareLifetimeDefaultHours *int
+	ShareLifetimeMaxHours     *int
+	RegistrationOpen          *bool
+	ProviderApprovalRequired  *bool
+	AnalysisProvider          *string
+}
+
+var errNotSettingsManager = forbidden("Only admins can change settings.")
+
+// AnalysisProviders are the analysis providers an admin can choose from.
+func (s *SettingsService) AnalysisProviders() []string { return slices.Clone(s.providers) }
+
+// Get returns the settings. Errors: EFORBIDDEN.
+func (s *SettingsService) Get(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (domain.Settings, error) {
+	if err := require(ctx, s.store, p, domain.PermSettingsManage, meta, errNotSettingsManager); err != nil {
+		return domain.Settings{}, err
+	}
+	return s.store.Settings(ctx)
+}
+
+// Update applies a change after checking the settings it would leave, all
+// together (a default lifetime is checked against the maximum that will
+// be in force): either every field is valid and saved, or nothing changes.
+// The change is recorded with the old and new values.
+// Errors: EFORBIDDEN, EVALIDATION.
+func (s *SettingsService) Update(ctx context.Context, p *domain.Principal, in SettingsChange, meta domain.RequestMeta) (domain.Settings, error) {
+	if err := require(ctx, s.store, p, domain.PermSettingsManage, meta, errNotSettingsManager); err != nil {
+		return domain.Settings{}, err
+	}
+	var saved domain.Settings
+	err := s.store.InTx(ctx, func(ctx context.Context) error {
+		old, err := s.store.LockSettings(ctx)
+		if err != nil {
+			return err
+		}
+		next := in.over(old)
+		if err := s.check(next); err != nil {
+			return err
+		}
+		saved = next
+		if next == old {
+			return nil
+		}
+		if err := s.store.SaveSettings(ctx, next); err != nil {
+			return err
+		}
+		return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionSettingsUpdate, Success: true,
+			Reason: truncate(settingsDiff(old, next), 500)})
+	})
+	return saved, err
+}
+
+// over is the settings old with the change applied.
+func (in SettingsChange) over(old domain.Settings) domain.Settings {
+	next := old
+	if in.ShareLifetimeDefaultHours != nil {
+		next.ShareLifetimeDefaultHours = *in.ShareLifetimeDefaultHours
+	}
+	if in.ShareLifetimeMaxHours != nil {
+		next.ShareLifetimeMaxHours = *in.ShareLifetimeMaxHours
+	}
+	if in.RegistrationOpen != nil {
+		next.RegistrationOpen = *in.RegistrationOpen
+	}
+	if in.ProviderApprovalRequired != nil {
+		next.ProviderApprovalRequired = *in.ProviderApprovalRequired
+	}
+	if in.AnalysisProvider != nil {
+		next.AnalysisProvider = *in.AnalysisProvider
+	}
+	return next
+}
+
+// check validates settings as a whole: 1 <= default <= max <= 720, and a
+// provider this server is configured with.
+func (s *SettingsService) check(v domain.Settings) error {
+	var errs fieldErrors
+	const between = "must be between 1 and %d"
+	maxOK := v.ShareLifetimeMaxHours >= 1 && v.ShareLifetimeMaxHours <= domain.ShareLifetimeCapHours
+	if !maxOK {
+		errs.add("shareLifetimeMaxHours", between, domain.ShareLifetimeCapHours)
+	}
+	switch {
+	case v.ShareLifetimeDefaultHours < 1 || v.ShareLifetimeDefaultHours > domain.ShareLifetimeCapHours:
+		errs.add("shareLifetimeDefaultHours", between, domain.ShareLifetimeCapHours)
+	case maxOK && v.ShareLifetimeDefaultHours > v.ShareLifetimeMaxHours:
+		errs.add("shareLifetimeDefaultHours", "must not exceed the maximum lifetime")
+	}
+	if !slices.Contains(s.providers, v.AnalysisProvider) {
+		errs.add("analysisProvider", "must be one of the configured providers")
+	}
+	if len(errs) > 0 {
+		return domain.ValidationError("Please check the settings.", errs...)
+	}
+	return nil
+}
+
+// settingsDiff describes what changed, old to new, for the audit entry.
+func settingsDiff(old, next domain.Settings) string {
+	var changes []string
+	add := func(name string, a, b any) {
+		if a != b {
+			changes = append(changes, fmt.Sprintf("%s %v to %v", name, a, b))
+		}
+	}
+	add("shareLifetimeDefaultHours", old.ShareLifetimeDefaultHours, next.ShareLifetimeDefaultHours)
+	add("shareLifetimeMaxHours", old.ShareLifetimeMaxHours, next.ShareLifetimeMaxHours)
+	add("registrationOpen", old.RegistrationOpen, next.RegistrationOpen)
+	add("providerApprovalRequired", old.ProviderApprovalRequired, next.ProviderApprovalRequired)
+	add("analysisProvider", old.AnalysisProvider, next.AnalysisProvider)
+	return strings.Join(changes, "; ")
+}
