@@ -30,15 +30,15 @@ var demoPeople = []struct {
 // ensureDemoAccounts gives development a patient, a provider and an admin.
 // Their random passwords are made once, kept in the data folder and printed
 // at every start; production never calls this.
-func ensureDemoAccounts(ctx context.Context, auth *service.RegistrationService, dataDir string, logger *slog.Logger) error {
+func ensureDemoAccounts(ctx context.Context, auth *service.RegistrationService, dataDir string, logger *slog.Logger) (map[string]demoAccount, error) {
 	path := filepath.Join(dataDir, "demo-accounts.json")
 	accounts := map[string]demoAccount{}
 	if b, err := os.ReadFile(path); err == nil {
 		if err := json.Unmarshal(b, &accounts); err != nil {
-			return fmt.Errorf("%s: %w (delete it to make new demo accounts)", path, err)
+			return nil, fmt.Errorf("%s: %w (delete it to make new demo accounts)", path, err)
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return err
+		return nil, err
 	}
 	changed := false
 	for _, p := range demoPeople {
@@ -50,18 +50,18 @@ func ensureDemoAccounts(ctx context.Context, auth *service.RegistrationService, 
 		}
 		_, err := auth.CreateAccount(ctx, acct.Email, p.username, acct.Password, p.role, p.firstname, p.lastname)
 		if err != nil && domain.ErrorKind(err) != domain.ECONFLICT {
-			return fmt.Errorf("demo %s: %w", p.role, err)
+			return nil, fmt.Errorf("demo %s: %w", p.role, err)
 		}
 	}
 	if changed {
 		b, _ := json.MarshalIndent(accounts, "", "  ")
 		if err := os.WriteFile(path, b, 0o600); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, p := range demoPeople {
 		a := accounts[p.role]
 		logger.Info("demo account (development only)", "role", p.role, "email", a.Email, "password", a.Password)
 	}
-	return nil
+	return accounts, nil
 }

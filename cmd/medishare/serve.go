@@ -39,7 +39,11 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 		logger.Warn("generated a development secret; production refuses to start without its own", "file", path)
 	}
 	if !cfg.IsProduction() {
-		if err := ensureDemoAccounts(ctx, a.services.Registration, cfg.DataDir, logger); err != nil {
+		accounts, err := ensureDemoAccounts(ctx, a.services.Registration, cfg.DataDir, logger)
+		if err != nil {
+			return err
+		}
+		if err := ensureDemoImages(ctx, a.services, cfg.DataDir, accounts, logger); err != nil {
 			return err
 		}
 	}
