@@ -36,9 +36,9 @@ export default defineConfig({
     rolldownOptions: {
       output: {
         // The libraries every page needs in a chunk of their own (they change
-        // less often than the app); pdf.js stays in its lazily loaded chunk.
+        // less often than the app); pdf.js and uPlot stay in their lazily loaded chunks.
         codeSplitting: {
-          groups: [{ name: 'vendor', test: /[\\/]node_modules[\\/](?!pdfjs-dist[\\/])/ }],
+          groups: [{ name: 'vendor', test: /[\\/]node_modules[\\/](?!pdfjs-dist[\\/]|uplot[\\/])/ }],
         },
       },
     },

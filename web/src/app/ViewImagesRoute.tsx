@@ -1,3 +1,4 @@
+import { AccessHistoryModal } from '@/features/audit/components/AccessHistory';
 import { captionOf } from '@/features/images/media';
 import { ViewImagesPage, type SharingSlots } from '@/features/images/pages/ViewImagesPage';
 import { ShareImageModal } from '@/features/sharing/components/ShareImageModal';
@@ -9,7 +10,7 @@ import { useAppSelector } from './hooks';
 
 /**
  * /view-images: the images feature's page with the sharing feature's parts
- * in its slots. The two features never import each other; they meet here.
+ * and the audit feature's "Who has seen this" in its slots. The two features never import each other; they meet here.
  */
 export function ViewImagesRoute() {
   const user = useAppSelector(selectUser);
@@ -34,5 +35,10 @@ export function ViewImagesRoute() {
     ),
   };
 
-  return <ViewImagesPage sharing={sharing} />;
+  return (
+    <ViewImagesPage
+      sharing={sharing}
+      historyDialog={(image, close) => <AccessHistoryModal imageId={image.id} caption={captionOf(image)} onClose={close} />}
+    />
+  );
 }

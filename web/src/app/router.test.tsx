@@ -22,8 +22,8 @@ beforeEach(() => {
   });
 });
 
-function renderAt(path: string, session?: { token?: string }) {
-  return renderRoute(path, session ? { user: makeUser(), token: session.token } : {}).router;
+function renderAt(path: string, session?: { token?: string; role?: string }) {
+  return renderRoute(path, session ? { user: makeUser({ role: session.role ?? 'patient' }), token: session.token } : {}).router;
 }
 
 const PUBLIC_PAGES: [string, string][] = [
@@ -37,7 +37,6 @@ const PUBLIC_PAGES: [string, string][] = [
 
 const GUARDED_PAGES: [string, string][] = [
   ['/dashboard', 'Welcome, Amina Khan'],
-  ['/admin-dashboard', 'Secure Medical Image Sharing Dashboard'],
   ['/profile', 'My Profile'],
   ['/user-profile', 'User Profile'],
   ['/user-profile/42', 'User Profile'],
@@ -45,11 +44,19 @@ const GUARDED_PAGES: [string, string][] = [
   ['/view-images', 'View Medical Images'],
   ['/messages', 'Messages'],
   ['/audit-logs', 'Audit Logs'],
-  ['/appsettings', 'Settings'],
-  ['/roles-permissions', 'Roles and Permissions'],
   ['/ai-analysis', 'AI Medical Analysis'],
   ['/ai-analysis/7', 'AI Medical Analysis'],
 ];
+
+/** The admin screens: anyone else sees "Not allowed". */
+const ADMIN_PAGES: [string, string][] = [
+  ['/admin-dashboard', 'Secure Medical Image Sharing Dashboard'],
+  ['/appsettings', 'Settings'],
+  ['/roles-permissions', 'Roles and Permissions'],
+];
+
+/** Calls only the admin screens make. */
+const ADMIN_CALLS = /^\/(admin\/|settings|roles)/;
 
 describe('routes', () => {
   it.each(PUBLIC_PAGES)('%s shows "%s" without a token', async (path, title) => {
@@ -63,7 +70,49 @@ describe('routes', () => {
     expect(await screen.findByRole('heading', { level: 1, name: title })).toBeInTheDocument();
   });
 
-  it.each(GUARDED_PAGES)('%s goes to /login without a token', async (path) => {
+  it.each(ADMIN_PAGES)('%s shows "%s" to an admin', async (path, title) => {
+    mock.onGet('/admin/health').reply(200, {
+      data: {
+        version: 'dev',
+        startedAt: '2026-11-24T10:00:00Z',
+        database: { ok: true, latencyMs: 0.4 },
+        storage: { ok: true, kind: 'filesystem' },
+        mail: { ok: true, kind: 'log', queued: 0 },
+        auditChain: { ok: true, checked: 12 },
+      },
+    });
+    mock.onGet('/admin/activity').reply(200, { data: [] });
+    mock.onGet('/settings').reply(200, {
+      data: {
+        shareLifetimeDefaultHours: 24,
+        shareLifetimeMaxHours: 168,
+        registrationOpen: true,
+        providerApprovalRequired: false,
+        analysisProvider: 'builtin',
+        analysisProviders: ['builtin'],
+      },
+    });
+    mock.onGet('/roles').reply(200, { data: [] });
+    mock.onGet('/roles/permissions').reply(200, { data: [] });
+    renderAt(path, { token: 'tok', role: 'admin' });
+    expect(await screen.findByRole('heading', { level: 1, name: title })).toBeInTheDocument();
+  });
+
+  it.each(ADMIN_PAGES.flatMap(([path]) => [
+    [path, 'patient'],
+    [path, 'healthProvider'],
+  ]))('%s is not allowed for a %s, and calls nothing of the admin API', async (path, role) => {
+    renderAt(path, { token: 'tok', role });
+    expect(await screen.findByRole('heading', { level: 1, name: 'Not allowed' })).toBeInTheDocument();
+    expect(screen.getByText('This page is for administrators only.')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Back to your start page' })).toHaveAttribute(
+      'href',
+      role === 'patient' ? '/view-images' : '/dashboard',
+    );
+    expect(mock.history.get.filter((request) => ADMIN_CALLS.test(request.url ?? ''))).toEqual([]);
+  });
+
+  it.each([...GUARDED_PAGES, ...ADMIN_PAGES])('%s goes to /login without a token', async (path) => {
     const router = renderAt(path);
     expect(await screen.findByRole('heading', { level: 1, name: 'Sign in' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/login');

@@ -12,11 +12,12 @@ import { DashboardPage } from '@/features/dashboard/pages/DashboardPage';
 import { UploadImagePage } from '@/features/images/pages/UploadImagePage';
 import { LandingPage } from '@/features/landing/pages/LandingPage';
 import { MessagesPage } from '@/features/messages/pages/MessagesPage';
-import { ProfilePage } from '@/features/profile/pages/ProfilePage';
 import { UserProfilePage } from '@/features/profile/pages/UserProfilePage';
 import { RolesPermissionsPage } from '@/features/roles/pages/RolesPermissionsPage';
 import { SettingsPage } from '@/features/settings/pages/SettingsPage';
 import { ShareImagePage } from '@/features/sharing/pages/ShareImagePage';
+import { ProfileRoute } from './ProfileRoute';
+import { RequireAdmin } from './RequireAdmin';
 import { RootLayout } from './RootLayout';
 import { SessionGuard } from './SessionGuard';
 import { AppShell } from './shell/AppShell';
@@ -41,15 +42,20 @@ export const routes: RouteObject[] = [
             element: <AppShell />,
             children: [
               { path: '/dashboard', element: <DashboardPage /> },
-              { path: '/admin-dashboard', element: <AdminDashboardPage /> },
-              { path: '/profile', element: <ProfilePage /> },
+              { path: '/profile', element: <ProfileRoute /> },
               { path: '/user-profile/:id?', element: <UserProfilePage /> },
               { path: '/upload', element: <UploadImagePage /> },
               { path: '/view-images', element: <ViewImagesRoute /> },
               { path: '/messages', element: <MessagesPage /> },
               { path: '/audit-logs', element: <AuditLogsPage /> },
-              { path: '/appsettings', element: <SettingsPage /> },
-              { path: '/roles-permissions', element: <RolesPermissionsPage /> },
+              {
+                element: <RequireAdmin />,
+                children: [
+                  { path: '/admin-dashboard', element: <AdminDashboardPage /> },
+                  { path: '/appsettings', element: <SettingsPage /> },
+                  { path: '/roles-permissions', element: <RolesPermissionsPage /> },
+                ],
+              },
               { path: '/ai-analysis/:id?', element: <AiAnalysisPage /> },
             ],
           },

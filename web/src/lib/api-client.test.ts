@@ -13,6 +13,8 @@ import {
   setupApiClient,
   toApiError,
   tokenAfterUnauthorized,
+  describeLoadError,
+  fieldErrorMap,
 } from './api-client';
 
 let mock: MockAdapter;
@@ -349,7 +351,12 @@ describe('tokenAfterUnauthorized (calls made with fetch: the message stream)', (
 describe('errors as the data layer keeps them', () => {
   it('toApiError keeps the status and the body, as plain data', async () => {
     const error = await failWith(409, { message: 'Username already taken.' });
-    expect(toApiError(error)).toEqual({ status: 409, data: { message: 'Username already taken.' } });
+    expect(toApiError(error)).toEqual({
+      status: 409,
+      data: { message: 'Username already taken.' },
+      sent: true,
+      message: 'Request failed with status code 409',
+    });
   });
 
   it('toApiError marks a cancelled call and a call without an answer', async () => {
@@ -360,7 +367,24 @@ describe('errors as the data layer keeps them', () => {
     expect(toApiError(cancelled)).toEqual({ cancelled: true });
     mock.onGet('/offline').networkError();
     const offline = await api.get('/offline').catch((e: unknown) => e);
-    expect(toApiError(offline)).toEqual({ status: undefined, data: undefined });
+    expect(toApiError(offline)).toEqual({ status: undefined, data: undefined, sent: true, message: 'Network Error' });
+    expect(toApiError(new Error('boom'))).toEqual({ message: 'boom' });
+  });
+
+  it('describes a failed load with the three inline texts of the audit screens', async () => {
+    expect(describeLoadError(toApiError(await failWith(422, { message: 'Please check the filters.' })))).toBe(
+      'Error data: Please check the filters.',
+    );
+    mock.onGet('/offline').networkError();
+    const offline = await api.get('/offline').catch((e: unknown) => e);
+    expect(describeLoadError(toApiError(offline))).toMatch(/^Error request: /);
+    expect(describeLoadError(toApiError(new Error('boom')))).toBe('Error message: boom');
+  });
+
+  it('keeps the field errors of a failed call by field', () => {
+    const error = { status: 422, data: { errors: [{ field: 'to', message: 'must be after from' }, { field: 'to', message: 'second' }] } };
+    expect(fieldErrorMap(error)).toEqual({ to: 'must be after from' });
+    expect(fieldErrorMap({ status: 500 })).toEqual({});
   });
 
   it('reads the status, the body and the texts of an ApiError like those of an AxiosError', () => {

@@ -182,12 +182,31 @@ export interface ApiError {
   /** The body of the answer, when there was one. */
   data?: unknown;
   cancelled?: boolean;
+  /** Whether the request went out (an AxiosError); with no status, no answer came. */
+  sent?: boolean;
+  /** What went wrong, in the words of the code that failed. */
+  message?: string;
 }
 
 export function toApiError(error: unknown): ApiError {
   if (isCancel(error)) return { cancelled: true };
-  if (isAxiosError(error)) return { status: error.response?.status, data: error.response?.data };
-  return {};
+  if (isAxiosError(error)) return { status: error.response?.status, data: error.response?.data, sent: true, message: error.message };
+  return { message: error instanceof Error ? error.message : undefined };
+}
+
+/**
+ * A failed load as the audit screens show it inline (product.md /audit-logs):
+ * `Error data: ` and the server's message when it answered, `Error request: `
+ * when no answer came, `Error message: ` for anything else.
+ */
+export function describeLoadError(error: unknown): string {
+  const failure = (error ?? {}) as ApiError;
+  if (failure.data !== undefined && failure.data !== '') {
+    const body = failure.data as { message?: unknown };
+    return `Error data: ${typeof body?.message === 'string' ? body.message : JSON.stringify(failure.data)}`;
+  }
+  if (failure.sent && failure.status === undefined) return 'Error request: the server did not answer. Please check your connection.';
+  return `Error message: ${failure.message || 'Something went wrong. Please try again.'}`;
 }
 
 function isApiError(error: unknown): error is ApiError {
@@ -222,6 +241,16 @@ function fieldErrors(body: ApiErrorBody | undefined): string[] {
   return body.errors
     .filter((item): item is FieldError => Boolean(item && nonEmpty(item.message)))
     .map((item) => (item.field ? `${item.field}: ${item.message}` : item.message));
+}
+
+/** A failed call's field errors by field name (the first for each field). */
+export function fieldErrorMap(error: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  const errors = errorBody(error)?.errors;
+  for (const item of Array.isArray(errors) ? errors : []) {
+    if (item?.field && item.message && !(item.field in out)) out[item.field] = item.message;
+  }
+  return out;
 }
 
 /**

@@ -68,7 +68,7 @@ describe('the RTK Query base query', () => {
       .unwrap()
       .catch((error: unknown) => error);
 
-    expect(failure).toEqual({ status: 409, data: { message: 'Taken.' } });
+    expect(failure).toMatchObject({ status: 409, data: { message: 'Taken.' }, sent: true });
   });
 
   it('lets the client renew the session on a 401 and gives the query the repeated answer', async () => {

@@ -11,6 +11,8 @@ export interface User {
   role: RoleName | (string & {});
   active: boolean;
   verified: boolean;
+  /** False for a provider waiting for an admin's approval (absent from older answers: approved). */
+  approved?: boolean;
   phone?: string | null;
   dob?: string | null;
   gender?: string | null;

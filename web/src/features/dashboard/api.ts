@@ -1,11 +1,23 @@
 import { baseApi, USER_LIST, userTag } from '@/lib/api';
-import type { ApiResponse } from '@/types/api';
+import type { ApiResponse, User } from '@/types/api';
 
 /** `data` of GET /api/dashboard/stats. */
 export interface DashboardStats {
   totalImages: number;
   sharedImages: number;
   totalUsers: number;
+}
+
+/** One day of GET /api/admin/activity. */
+export interface DayActivity {
+  day: string;
+  signIns: number;
+  failedSignIns: number;
+  uploads: number;
+  shares: number;
+  verifications: number;
+  views: number;
+  messages: number;
 }
 
 export const dashboardApi = baseApi.injectEndpoints({
@@ -16,6 +28,17 @@ export const dashboardApi = baseApi.injectEndpoints({
       providesTags: ['DashboardStats'],
     }),
 
+    getActivity: build.query<DayActivity[], number>({
+      query: (days) => ({ url: '/admin/activity', params: { days } }),
+      transformResponse: (body: ApiResponse<DayActivity[]>) => body.data,
+    }),
+
+    /** PATCH /api/users/{id} {approved: true}: a provider waiting for approval may sign in. */
+    approveUser: build.mutation<ApiResponse<User>, string>({
+      query: (id) => ({ url: `/users/${encodeURIComponent(id)}`, method: 'PATCH', body: { approved: true } }),
+      invalidatesTags: (_result, error, id) => (error ? [] : [USER_LIST, userTag(id)]),
+    }),
+
     /** DELETE /api/users/{id} (admin): the directory and the user count change. */
     deleteUser: build.mutation<ApiResponse<unknown>, string>({
       query: (id) => ({ url: `/users/${encodeURIComponent(id)}`, method: 'DELETE' }),
@@ -24,4 +47,9 @@ export const dashboardApi = baseApi.injectEndpoints({
   }),
 });
 
-export const { useGetDashboardStatsQuery, useDeleteUserMutation } = dashboardApi;
+export const {
+  useGetDashboardStatsQuery,
+  useDeleteUserMutation,
+  useGetActivityQuery,
+  useApproveUserMutation,
+} = dashboardApi;

@@ -7,7 +7,9 @@ import { notifyError, notifySuccess } from '@/lib/notify';
 import { useDebouncedValue } from '@/lib/use-debounced-value';
 import { useListUsersQuery } from '@/lib/users-api';
 import type { User } from '@/types/api';
-import { useDeleteUserMutation } from '../api';
+import { useApproveUserMutation, useDeleteUserMutation } from '../api';
+import '@/components/DataTable.css';
+import '@/components/DataTable.css';
 
 /** product.md §9: user table page sizes, default 5. */
 const PAGE_SIZES = [5, 10, 25];
@@ -15,6 +17,7 @@ const PAGE_SIZES = [5, 10, 25];
 function statusOf(user: User): string {
   if (user.active === false) return 'Inactive';
   if (user.verified === false) return 'Unverified';
+  if (user.approved === false) return 'Pending';
   return 'Active';
 }
 
@@ -40,6 +43,8 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
   const selectAll = useRef<HTMLInputElement>(null);
   const { data, error, isError, isFetching: loading } = useListUsersQuery({ page, limit, search: search || undefined });
   const [deleteUser] = useDeleteUserMutation();
+  const [approveUser] = useApproveUserMutation();
+  const [approving, setApproving] = useState<string | null>(null);
 
   useEffect(() => {
     if (isError) notifyError(getErrorMessage(error, 'The users could not be loaded.'));
@@ -73,6 +78,19 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
     });
   }
 
+  /** A provider waiting for approval may sign in once approved (admins). */
+  async function approve(user: User) {
+    setApproving(user.id);
+    try {
+      const result = await approveUser(user.id).unwrap();
+      notifySuccess(result.message || 'User updated successfully.');
+    } catch (failure) {
+      notifyError(getErrorMessage(failure, 'The user could not be approved. Please try again.'));
+    } finally {
+      setApproving(null);
+    }
+  }
+
   async function confirmDelete() {
     if (!toDelete) return;
     setDeleting(true);
@@ -95,12 +113,12 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
   }
 
   return (
-    <section className="user-table" aria-labelledby="users-title">
-      <div className="user-table__header">
-        <h2 id="users-title" className="user-table__title">
+    <section className="data-table" aria-labelledby="users-title">
+      <div className="data-table__header">
+        <h2 id="users-title" className="data-table__title">
           Users
         </h2>
-        <div className="user-table__search">
+        <div className="data-table__search">
           <label htmlFor="user-search">Search users</label>
           <input
             id="user-search"
@@ -113,17 +131,17 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
         </div>
       </div>
 
-      <p className="user-table__status" aria-live="polite">
+      <p className="data-table__status" aria-live="polite">
         {loading
           ? 'Loading users…'
           : `${pagination?.totalItems ?? rows.length}${pagination?.totalAtLeast ? '+' : ''} users${selected.size ? `, ${selected.size} selected` : ''}`}
       </p>
 
-      <div className="user-table__scroll">
+      <div className="data-table__scroll">
         <table aria-labelledby="users-title" aria-busy={loading}>
           <thead>
             <tr>
-              <th scope="col" className="user-table__check">
+              <th scope="col" className="data-table__check">
                 <input
                   ref={selectAll}
                   type="checkbox"
@@ -146,7 +164,7 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
           <tbody>
             {rows.length === 0 && !loading && (
               <tr>
-                <td colSpan={7} className="user-table__empty">
+                <td colSpan={7} className="data-table__empty">
                   {isError ? 'The users could not be loaded.' : 'No users found.'}
                 </td>
               </tr>
@@ -155,7 +173,7 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
               const name = fullName(row) || row.username;
               return (
                 <tr key={row.id} className={selected.has(row.id) ? 'is-selected' : undefined}>
-                  <td className="user-table__check">
+                  <td className="data-table__check">
                     <input
                       type="checkbox"
                       aria-label={`Select ${name}`}
@@ -171,7 +189,7 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
                     <span className={`status status--${statusOf(row).toLowerCase()}`}>{statusOf(row)}</span>
                   </td>
                   <td>
-                    <div className="user-table__actions">
+                    <div className="data-table__actions">
                       <Link
                         to={`/user-profile/${encodeURIComponent(row.id)}`}
                         className="btn btn--outline btn--small"
@@ -179,6 +197,17 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
                       >
                         View
                       </Link>
+                      {canDelete && row.approved === false && (
+                        <button
+                          type="button"
+                          className="btn btn--primary btn--small"
+                          aria-label={`Approve ${name}`}
+                          disabled={approving === row.id}
+                          onClick={() => void approve(row)}
+                        >
+                          {approving === row.id ? 'Approving…' : 'Approve'}
+                        </button>
+                      )}
                       {canDelete && row.id !== selfId && (
                         <button
                           type="button"
@@ -198,8 +227,8 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
         </table>
       </div>
 
-      <div className="user-table__pager">
-        <label className="user-table__size">
+      <div className="data-table__pager">
+        <label className="data-table__size">
           Rows per page
           <select
             className="field__control"
@@ -216,11 +245,11 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
             ))}
           </select>
         </label>
-        <p className="user-table__page">
+        <p className="data-table__page">
           Page {currentPage} of {totalPages}
           {pagination?.totalAtLeast ? '+' : ''}
         </p>
-        <div className="user-table__nav">
+        <div className="data-table__nav">
           <button
             type="button"
             className="btn btn--outline btn--small"

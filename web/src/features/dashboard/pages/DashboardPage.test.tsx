@@ -167,3 +167,28 @@ describe('/dashboard', () => {
     expect(mock.history.delete).toHaveLength(0);
   });
 });
+
+describe('provider approval', () => {
+  it('shows a provider waiting for approval as Pending, and an admin approves them', async () => {
+    const waiting = makeUser({ id: 'u-wait', firstname: 'Nadia', lastname: 'Waiting', role: 'healthProvider', approved: false });
+    mock.onGet('/users').reply(200, page([waiting, ...people(1)], 1, 1, 2));
+    mock.onPatch('/users/u-wait').reply(200, { message: 'User updated successfully.', data: { ...waiting, approved: true } });
+    const actor = userEvent.setup();
+    renderRoute('/dashboard', { user: makeUser({ role: 'admin' }), token: 't' });
+
+    const row = (await screen.findByText('Nadia Waiting')).closest('tr') as HTMLElement;
+    expect(within(row).getByText('Pending')).toBeInTheDocument();
+    expect(screen.getAllByRole('button', { name: /^Approve / })).toHaveLength(1);
+    await actor.click(within(row).getByRole('button', { name: 'Approve Nadia Waiting' }));
+    expect(await screen.findByText('User updated successfully.')).toBeInTheDocument();
+    expect(JSON.parse(mock.history.patch[0].data as string)).toEqual({ approved: true });
+  });
+
+  it('offers no Approve to a provider', async () => {
+    const waiting = makeUser({ id: 'u-wait', firstname: 'Nadia', lastname: 'Waiting', role: 'healthProvider', approved: false });
+    mock.onGet('/users').reply(200, page([waiting], 1, 1, 1));
+    renderRoute('/dashboard', { user: makeUser({ role: 'healthProvider' }), token: 't' });
+    await screen.findByText('Nadia Waiting');
+    expect(screen.queryByRole('button', { name: /^Approve / })).not.toBeInTheDocument();
+  });
+});

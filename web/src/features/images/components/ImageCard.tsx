@@ -26,6 +26,8 @@ interface ImageCardProps {
   shares?: ReactNode;
   /** Where "Discuss" leads (a conversation about the image); without it the card offers no Discuss. */
   discussHref?: string | null;
+  /** Opens "Who has seen this"; without it the card does not offer it. */
+  onHistory?: (image: MedicalImage) => void;
 }
 
 function NoPreview() {
@@ -92,6 +94,7 @@ export function ImageCard({
   onVerify,
   shares,
   discussHref,
+  onHistory,
 }: ImageCardProps) {
   const titleId = useId();
   const caption = captionOf(image);
@@ -175,6 +178,16 @@ export function ImageCard({
             <Link className="btn btn--outline btn--small" to={discussHref} aria-label={`Discuss ${caption}`}>
               Discuss
             </Link>
+          )}
+          {onHistory && (
+            <button
+              type="button"
+              className="btn btn--outline btn--small"
+              aria-label={`Who has seen ${caption}`}
+              onClick={() => onHistory(image)}
+            >
+              Who has seen this
+            </button>
           )}
           {canDelete && (
             <button

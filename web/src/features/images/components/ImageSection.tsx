@@ -22,6 +22,9 @@ interface ImageSectionProps {
   renderShares?: (image: MedicalImage) => ReactNode;
   /** Where a card's "Discuss" leads, or null for none. */
   discussHref?: (image: MedicalImage) => string | null;
+  /** Opens an image's "Who has seen this", for the images whose history the caller may read. */
+  onHistory?: (image: MedicalImage) => void;
+  canSeeHistory?: (image: MedicalImage) => boolean;
 }
 
 /**
@@ -42,6 +45,8 @@ export function ImageSection({
   onVerify,
   renderShares,
   discussHref,
+  onHistory,
+  canSeeHistory,
 }: ImageSectionProps) {
   const titleId = useId();
   const [page, setPage] = useState(1);
@@ -90,6 +95,7 @@ export function ImageSection({
               onVerify={onVerify}
               shares={renderShares?.(image)}
               discussHref={discussHref?.(image)}
+              onHistory={canSeeHistory?.(image) ? onHistory : undefined}
               onDelete={(target) =>
                 onDelete(target, {
                   lastOnPage: images.length === 1 && page > 1,

@@ -27,6 +27,9 @@ export interface SharingSlots {
   verifyDialog: (image: MedicalImage, close: () => void) => ReactNode;
 }
 
+/** "Who has seen this" for an image (the audit feature's, composed in app/). */
+export type HistoryDialog = (image: MedicalImage, close: () => void) => ReactNode;
+
 interface PendingDelete {
   image: MedicalImage;
   lastOnPage: boolean;
@@ -39,7 +42,7 @@ interface PendingDelete {
  * viewer; the uploader and admins may delete. With `sharing`, they may also
  * share and see the shares, and the recipient of a share verifies it.
  */
-export function ViewImagesPage({ sharing }: { sharing?: SharingSlots }) {
+export function ViewImagesPage({ sharing, historyDialog }: { sharing?: SharingSlots; historyDialog?: HistoryDialog }) {
   const user = useAppSelector(selectUser);
   const role = user?.role ?? '';
   const isAdmin = role === 'admin';
@@ -47,6 +50,7 @@ export function ViewImagesPage({ sharing }: { sharing?: SharingSlots }) {
   const [pending, setPending] = useState<PendingDelete | null>(null);
   const [sharingImage, setSharingImage] = useState<MedicalImage | null>(null);
   const [verifying, setVerifying] = useState<MedicalImage | null>(null);
+  const [history, setHistory] = useState<MedicalImage | null>(null);
   // `?image=<id>` opens that image in the viewer (the image card of a message links here).
   const [params, setParams] = useSearchParams();
   const linkedId = params.get('image');
@@ -80,6 +84,8 @@ export function ViewImagesPage({ sharing }: { sharing?: SharingSlots }) {
   // The uploader and admins; never patients (product.md §6).
   const isOwnerOrAdmin = (image: MedicalImage) =>
     role !== 'patient' && (isAdmin || (Boolean(user?.id) && image.uploadedBy?.id === user?.id));
+  // The image's patient, its uploader and admins read its history (api.md "Audit log").
+  const canSeeHistory = (image: MedicalImage) => isOwnerOrAdmin(image) || (Boolean(user?.id) && image.patient?.id === user?.id);
   const onShare = sharing ? setSharingImage : undefined;
   const onVerify = sharing ? setVerifying : undefined;
 
@@ -111,6 +117,8 @@ export function ViewImagesPage({ sharing }: { sharing?: SharingSlots }) {
           onVerify={onVerify}
           renderShares={sharing?.shares}
           discussHref={(image) => discussLink(image, 'uploaded', user?.id)}
+          onHistory={historyDialog ? setHistory : undefined}
+          canSeeHistory={canSeeHistory}
         />
       )}
       <ImageSection
@@ -125,11 +133,14 @@ export function ViewImagesPage({ sharing }: { sharing?: SharingSlots }) {
         onShare={onShare}
         onVerify={onVerify}
         discussHref={(image) => discussLink(image, 'shared', user?.id)}
+        onHistory={historyDialog ? setHistory : undefined}
+        canSeeHistory={canSeeHistory}
       />
       {shown && <ImageViewer image={shown} onClose={closeViewer} />}
       {pending && <DeleteImageModal image={pending.image} onClose={() => setPending(null)} onDeleted={onDeleted} />}
       {sharingImage && sharing?.shareDialog(sharingImage, () => setSharingImage(null))}
       {verifying && sharing?.verifyDialog(verifying, () => setVerifying(null))}
+      {history && historyDialog?.(history, () => setHistory(null))}
     </div>
   );
 }

@@ -47,7 +47,7 @@ describe('/profile', () => {
     expect(await screen.findByRole('heading', { level: 2, name: 'Personal Information' })).toBeInTheDocument();
     expect(
       screen.getAllByRole('heading', { level: 2 }).map((heading) => heading.textContent),
-    ).toEqual(['Personal Information', 'Adress', 'Medical Information', 'User Bio']);
+    ).toEqual(['Personal Information', 'Adress', 'Medical Information', 'User Bio', 'Access history']);
 
     const personal = section('Personal Information');
     expect(within(personal).getAllByRole('term').map((term) => term.textContent)).toEqual([

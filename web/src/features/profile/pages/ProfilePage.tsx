@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { useAppDispatch } from '@/app/hooks';
 import { Spinner } from '@/components/Spinner';
@@ -12,8 +12,11 @@ import '../profile.css';
 
 type OpenModal = 'edit' | 'delete' | null;
 
-/** My Profile (product.md §2): GET /api/users/profile, edit and delete. */
-export function ProfilePage() {
+/**
+ * My Profile (product.md §2): GET /api/users/profile, edit and delete.
+ * `extra` is what app/ adds below the details (a patient's access history).
+ */
+export function ProfilePage({ extra }: { extra?: ReactNode }) {
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
   // A save replaces the cached profile (and the session's user) itself.
@@ -49,6 +52,7 @@ export function ProfilePage() {
             </button>
           </ProfileSummary>
           <ProfileDetails user={user} />
+          {extra}
           {modal === 'edit' && <EditProfileModal user={user} onClose={() => setModal(null)} onSaved={() => setModal(null)} />}
           {modal === 'delete' && (
             <DeleteAccountModal onClose={() => setModal(null)} onDeleted={() => void onDeleted()} />

@@ -1,5 +1,152 @@
-import { PagePlaceholder } from '@/components/PagePlaceholder';
+import { useState, type FormEvent } from 'react';
+import { SelectField, TextField } from '@/components/Field';
+import { Spinner } from '@/components/Spinner';
+import { describeLoadError, fieldErrorMap, getErrorMessage } from '@/lib/api-client';
+import { notifyError, notifySuccess } from '@/lib/notify';
+import { type Settings, type SettingsData, useGetSettingsQuery, useSaveSettingsMutation } from '../api';
+import '@/components/forms.css';
+import '../settings.css';
 
+/** The longest a share can last: thirty days (api.md). */
+const MAX_HOURS = 720;
+
+const PROVIDER_LABELS: Record<string, string> = {
+  builtin: 'Built-in (no data leaves the server)',
+  openai: 'OpenAI-compatible vision model (images leave the server)',
+};
+
+/** /appsettings (admins): the settings, saved all together. */
 export function SettingsPage() {
-  return <PagePlaceholder title="Settings" note="Application settings are coming soon." />;
+  const { data, error, isError, isLoading } = useGetSettingsQuery();
+  return (
+    <div className="settings-page">
+      <title>Settings · MediShare</title>
+      <h1 className="page-title">Settings</h1>
+      {isLoading && <Spinner label="Loading the settings…" />}
+      {isError && !data && (
+        <p className="form-error" role="alert">
+          {describeLoadError(error)}
+        </p>
+      )}
+      {/* Keyed by the stored values, so the form starts again from what was saved. */}
+      {data && <SettingsForm key={JSON.stringify(data)} saved={data} />}
+    </div>
+  );
+}
+
+/** The form holds numbers as typed, so a field can be empty while edited. */
+interface Draft {
+  shareLifetimeDefaultHours: string;
+  shareLifetimeMaxHours: string;
+  registrationOpen: boolean;
+  providerApprovalRequired: boolean;
+  analysisProvider: string;
+}
+
+function SettingsForm({ saved }: { saved: SettingsData }) {
+  const [draft, setDraft] = useState<Draft>({
+    shareLifetimeDefaultHours: String(saved.shareLifetimeDefaultHours),
+    shareLifetimeMaxHours: String(saved.shareLifetimeMaxHours),
+    registrationOpen: saved.registrationOpen,
+    providerApprovalRequired: saved.providerApprovalRequired,
+    analysisProvider: saved.analysisProvider,
+  });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [save, { isLoading: saving }] = useSaveSettingsMutation();
+  const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((current) => ({ ...current, [key]: value }));
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    const settings: Settings = {
+      ...draft,
+      shareLifetimeDefaultHours: Number(draft.shareLifetimeDefaultHours),
+      shareLifetimeMaxHours: Number(draft.shareLifetimeMaxHours),
+    };
+    setErrors({});
+    try {
+      const result = await save(settings).unwrap();
+      notifySuccess(result.message || 'Settings saved.');
+    } catch (failure) {
+      setErrors(fieldErrorMap(failure));
+      notifyError(getErrorMessage(failure, 'The settings could not be saved. Please try again.'));
+    }
+  }
+
+  return (
+    <form className="settings-form" onSubmit={(event) => void onSubmit(event)} noValidate aria-busy={saving}>
+      <fieldset>
+        <legend>Sharing</legend>
+        <TextField
+          id="share-default"
+          label="Default share lifetime (hours)"
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={MAX_HOURS}
+          step={1}
+          required
+          hint={`How long a share lasts when the sharer does not choose: 1 to ${MAX_HOURS} hours, at most the maximum.`}
+          value={draft.shareLifetimeDefaultHours}
+          error={errors.shareLifetimeDefaultHours}
+          onChange={(event) => set('shareLifetimeDefaultHours', event.target.value)}
+        />
+        <TextField
+          id="share-max"
+          label="Maximum share lifetime (hours)"
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={MAX_HOURS}
+          step={1}
+          required
+          hint={`The longest a sharer may choose: 1 to ${MAX_HOURS} hours (30 days).`}
+          value={draft.shareLifetimeMaxHours}
+          error={errors.shareLifetimeMaxHours}
+          onChange={(event) => set('shareLifetimeMaxHours', event.target.value)}
+        />
+      </fieldset>
+      <fieldset>
+        <legend>Accounts</legend>
+        <label className="settings-check">
+          <input type="checkbox" checked={draft.registrationOpen} onChange={(event) => set('registrationOpen', event.target.checked)} />
+          Registration open
+        </label>
+        <p className="field__hint">When closed, nobody can create an account from the registration page.</p>
+        <label className="settings-check">
+          <input
+            type="checkbox"
+            checked={draft.providerApprovalRequired}
+            onChange={(event) => set('providerApprovalRequired', event.target.checked)}
+          />
+          New providers need an administrator&apos;s approval
+        </label>
+        <p className="field__hint">
+          A provider who registers while this is on can confirm the account but cannot sign in until an administrator approves
+          it in the user table of the dashboard.
+        </p>
+      </fieldset>
+      <fieldset>
+        <legend>AI analysis</legend>
+        <SelectField
+          id="analysis-provider"
+          label="Analysis provider"
+          hint="The built-in analyser measures image quality on this server and never diagnoses. An external model receives de-identified pixels at the configured address: a data-processing agreement (a BAA in the US) must be in place first."
+          value={draft.analysisProvider}
+          error={errors.analysisProvider}
+          onChange={(event) => set('analysisProvider', event.target.value)}
+        >
+          {saved.analysisProviders.map((name) => (
+            <option key={name} value={name}>
+              {PROVIDER_LABELS[name] ?? name}
+            </option>
+          ))}
+        </SelectField>
+      </fieldset>
+      <div className="settings-form__actions">
+        <button type="submit" className="btn btn--primary" disabled={saving}>
+          {saving ? 'Saving...' : 'Save settings'}
+        </button>
+      </div>
+    </form>
+  );
 }

@@ -1,0 +1,33 @@
+import { baseApi } from '@/lib/api';
+import type { ApiResponse } from '@/types/api';
+
+/** The settings an admin can change (api.md "Settings and the admin dashboard"). */
+export interface Settings {
+  shareLifetimeDefaultHours: number;
+  shareLifetimeMaxHours: number;
+  registrationOpen: boolean;
+  providerApprovalRequired: boolean;
+  analysisProvider: string;
+}
+
+/** GET /api/settings adds the providers the server is configured with. */
+export interface SettingsData extends Settings {
+  analysisProviders: string[];
+}
+
+export const settingsApi = baseApi.injectEndpoints({
+  endpoints: (build) => ({
+    getSettings: build.query<SettingsData, void>({
+      query: () => ({ url: '/settings' }),
+      transformResponse: (body: ApiResponse<SettingsData>) => body.data,
+      providesTags: ['Settings'],
+    }),
+
+    saveSettings: build.mutation<ApiResponse<SettingsData>, Partial<Settings>>({
+      query: (body) => ({ url: '/settings', method: 'PUT', body }),
+      invalidatesTags: (_result, error) => (error ? [] : ['Settings']),
+    }),
+  }),
+});
+
+export const { useGetSettingsQuery, useSaveSettingsMutation } = settingsApi;

@@ -1,0 +1,68 @@
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import type MockAdapter from 'axios-mock-adapter';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { makeUser } from '@/test/fixtures';
+import { mockApi, renderRoute } from '@/test/render';
+
+let mock: MockAdapter;
+const admin = makeUser({ role: 'admin' });
+const saved = {
+  shareLifetimeDefaultHours: 24,
+  shareLifetimeMaxHours: 168,
+  registrationOpen: true,
+  providerApprovalRequired: false,
+  analysisProvider: 'builtin',
+  analysisProviders: ['builtin'],
+};
+
+beforeEach(() => {
+  mock = mockApi();
+  mock.onGet('/settings').reply(200, { data: saved });
+});
+
+describe('/appsettings', () => {
+  it('loads the settings and saves them all, with a toast', async () => {
+    mock.onPut('/settings').reply((config) => [200, { message: 'Settings saved.', data: { ...saved, ...JSON.parse(config.data as string) } }]);
+    const actor = userEvent.setup();
+    renderRoute('/appsettings', { user: admin, token: 't' });
+
+    const fallback = await screen.findByLabelText('Default share lifetime (hours)');
+    expect(fallback).toHaveValue(24);
+    expect(screen.getByLabelText('Maximum share lifetime (hours)')).toHaveValue(168);
+    expect(screen.getByLabelText('Registration open')).toBeChecked();
+    expect(screen.getByLabelText("New providers need an administrator's approval")).not.toBeChecked();
+    expect(screen.getByLabelText('Analysis provider')).toHaveValue('builtin');
+
+    await actor.clear(fallback);
+    await actor.type(fallback, '48');
+    await actor.click(screen.getByLabelText("New providers need an administrator's approval"));
+    await actor.click(screen.getByRole('button', { name: 'Save settings' }));
+
+    expect(await screen.findByText('Settings saved.')).toBeInTheDocument();
+    expect(JSON.parse(mock.history.put[0].data as string)).toEqual({
+      shareLifetimeDefaultHours: 48,
+      shareLifetimeMaxHours: 168,
+      registrationOpen: true,
+      providerApprovalRequired: true,
+      analysisProvider: 'builtin',
+    });
+  });
+
+  it('shows each refused field under its field', async () => {
+    mock.onPut('/settings').reply(422, {
+      message: 'Please check the settings.',
+      errors: [{ field: 'shareLifetimeDefaultHours', message: 'must not exceed the maximum lifetime' }],
+    });
+    const actor = userEvent.setup();
+    renderRoute('/appsettings', { user: admin, token: 't' });
+    const fallback = await screen.findByLabelText('Default share lifetime (hours)');
+    await actor.clear(fallback);
+    await actor.type(fallback, '500');
+    await actor.click(screen.getByRole('button', { name: 'Save settings' }));
+
+    expect(await screen.findByText('Please check the settings.')).toBeInTheDocument();
+    expect(fallback).toHaveAttribute('aria-invalid', 'true');
+    expect(fallback).toHaveAccessibleDescription(expect.stringContaining('must not exceed the maximum lifetime'));
+  });
+});
