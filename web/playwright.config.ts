@@ -7,6 +7,25 @@ const externalBaseURL = process.env.E2E_BASE_URL;
 // E2E_PORT moves the server started here (two checkouts testing at once).
 const port = process.env.E2E_PORT ?? '18080';
 
+// Every project's browser: Debian's headless Chromium.
+const browser = {
+  ...devices['Desktop Chrome'],
+  headless: true,
+  launchOptions: {
+    // Debian's Chromium: this machine never downloads a browser build.
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  },
+};
+
 export default defineConfig({
   testDir: 'e2e',
   fullyParallel: false,
@@ -24,23 +43,15 @@ export default defineConfig({
   projects: [
     {
       name: 'chromium',
-      use: {
-        ...devices['Desktop Chrome'],
-        headless: true,
-        launchOptions: {
-          // Debian's Chromium: this machine never downloads a browser build.
-          executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-          args: [
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-quic',
-            '--no-first-run',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
-          ],
-        },
-      },
+      // settings.spec.ts changes the whole server's settings: it runs alone, after the rest.
+      testIgnore: /settings\.spec\.ts$/,
+      use: browser,
+    },
+    {
+      name: 'settings',
+      testMatch: /settings\.spec\.ts$/,
+      dependencies: ['chromium'],
+      use: browser,
     },
   ],
   webServer: externalBaseURL
