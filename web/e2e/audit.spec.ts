@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
+import { expectAccessible } from './support/a11y';
 import { createVerifiedUser, newUser, signIn, uniqueId } from './support/accounts';
 import { apiSignIn, bearer } from './support/api';
 import { demoAccount } from './support/demo';
@@ -30,6 +31,7 @@ test.describe('audit log', () => {
     await expect(page.getByText('Loading logs...')).toHaveCount(0);
     for (const action of await rows.locator('td:nth-child(3)').allTextContents()) expect(action).toBe('Signed in');
     await expect(rows.filter({ hasText: 'Sara Ahmed' }).first()).toBeVisible(); // the admin's own sign-in
+    await expectAccessible(page);
 
     // A search nobody matches.
     await page.getByLabel('Search by user').fill('nobody-by-this-name');
@@ -85,11 +87,12 @@ test.describe('audit log', () => {
 
     await signIn(page, patient);
     await page.goto('/view-images');
-    await card(page, 'Shared Images', caption).getByRole('button', { name: `Who has seen ${caption}` }).click();
+    await card(page, 'Shared Images', caption).getByRole('button', { name: `Who has seen this: ${caption}` }).click();
     const dialog = page.getByRole('dialog', { name: 'Who has seen this' });
     // "viewed", not "previewed" (the list's thumbnails are previews).
     await expect(dialog.getByRole('listitem').filter({ hasText: /\bviewed/ })).toContainText('Imran Siddiqui');
     await expect(dialog.getByRole('listitem').filter({ hasText: 'uploaded' })).toContainText('Imran Siddiqui');
+    await expectAccessible(page);
     await page.keyboard.press('Escape');
     await expect(dialog).toHaveCount(0);
 

@@ -1,5 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { expectAccessible } from './support/a11y';
 import { createVerifiedUser, newUser, signIn, uniqueId } from './support/accounts';
 import { demoAccount } from './support/demo';
 
@@ -7,13 +7,6 @@ import { demoAccount } from './support/demo';
 // patient, who reads it on a phone-sized screen as it arrives (no reload),
 // with the unread badge appearing and clearing, and answers with Enter;
 // the answer reaches the provider's open conversation live.
-
-/** axe finds nothing serious or critical on the page as it stands. */
-async function expectAccessible(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
-}
 
 test.describe('messages', () => {
   test.describe.configure({ timeout: 120_000 });

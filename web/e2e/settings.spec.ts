@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { expectAccessible } from './support/a11y';
 import { createVerifiedUser, newUser, registerThroughApi, signIn } from './support/accounts';
 import { apiSignIn, bearer } from './support/api';
 import { demoAccount } from './support/demo';
@@ -28,10 +29,16 @@ test.describe('settings and provider approval', () => {
     await expect(activity.locator('canvas').first()).toBeVisible();
     await activity.getByText('Show as table').click();
     await expect(activity.getByRole('table').locator('tbody tr')).toHaveCount(14);
+    await expectAccessible(page);
+
+    await page.goto('/roles-permissions');
+    await expect(page.getByRole('table', { name: 'Which role holds which permission' })).toBeVisible();
+    await expectAccessible(page);
 
     await page.goto('/appsettings');
     const approval = page.getByLabel("New providers need an administrator's approval");
     await expect(approval).not.toBeChecked();
+    await expectAccessible(page);
     await approval.check();
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expect(page.getByText('Settings saved.')).toBeVisible();

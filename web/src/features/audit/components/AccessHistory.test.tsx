@@ -35,8 +35,8 @@ describe('access history', () => {
     const actor = userEvent.setup();
     renderRoute('/view-images', { user: patient, token: 't' });
 
-    await actor.click(await screen.findByRole('button', { name: 'Who has seen Chest X-ray' }));
-    expect(screen.queryByRole('button', { name: 'Who has seen Not mine' })).not.toBeInTheDocument();
+    await actor.click(await screen.findByRole('button', { name: 'Who has seen this: Chest X-ray' }));
+    expect(screen.queryByRole('button', { name: 'Who has seen this: Not mine' })).not.toBeInTheDocument();
     const dialog = screen.getByRole('dialog', { name: 'Who has seen this' });
     expect(await within(dialog).findByText('Imran Siddiqui')).toBeInTheDocument();
     expect(dialog).toHaveTextContent('viewed');
@@ -50,7 +50,7 @@ describe('access history', () => {
     mock.onGet('/audit/logs').reply(200, { data: [], pagination: emptyPage });
     const actor = userEvent.setup();
     renderRoute('/view-images', { user: patient, token: 't' });
-    await actor.click(await screen.findByRole('button', { name: 'Who has seen Chest X-ray' }));
+    await actor.click(await screen.findByRole('button', { name: 'Who has seen this: Chest X-ray' }));
     expect(await screen.findByText('Nobody has opened this image yet.')).toBeInTheDocument();
   });
 

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useAppSelector } from '@/app/hooks';
+import { ScrollRegion } from '@/components/ScrollRegion';
 import { describeLoadError, fieldErrorMap } from '@/lib/api-client';
 import { formatDateTime, fullName } from '@/lib/format';
 import { selectUser } from '@/lib/session';
@@ -95,10 +96,7 @@ export function AuditLogsPage() {
           {!isFetching && !isError && rows.length === 0 && <p className="audit-state__empty">No audit logs found.</p>}
         </div>
 
-        {/* The table scrolls sideways on a phone and holds nothing focusable, so the
-            region itself takes the focus: keyboards can scroll it (WCAG 2.1.1). */}
-        {/* eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex */}
-        <div className="data-table__scroll" tabIndex={0} role="region" aria-label="Audit log entries, scrolls sideways">
+        <ScrollRegion label="Audit log entries">
           <table aria-labelledby="audit-title" aria-busy={isFetching}>
             <caption className="visually-hidden">Audit log entries, newest first</caption>
             <thead>
@@ -136,7 +134,7 @@ export function AuditLogsPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
 
         <div className="data-table__pager">
           <label className="data-table__size">

@@ -1,4 +1,5 @@
 import { lazy, Suspense } from 'react';
+import { ScrollRegion } from '@/components/ScrollRegion';
 import { Spinner } from '@/components/Spinner';
 import { describeLoadError } from '@/lib/api-client';
 import { formatDate, formatDateTime } from '@/lib/format';
@@ -104,7 +105,7 @@ function ActivityPanel() {
           </Suspense>
           <details className="activity-table">
             <summary>Show as table</summary>
-            <div className="data-table__scroll">
+            <ScrollRegion label="Activity per day">
               <table>
                 <caption className="visually-hidden">Activity per day</caption>
                 <thead>
@@ -128,7 +129,7 @@ function ActivityPanel() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollRegion>
           </details>
         </>
       )}

@@ -183,7 +183,7 @@ export function ImageCard({
             <button
               type="button"
               className="btn btn--outline btn--small"
-              aria-label={`Who has seen ${caption}`}
+              aria-label={`Who has seen this: ${caption}`}
               onClick={() => onHistory(image)}
             >
               Who has seen this

@@ -1,3 +1,4 @@
+import { ScrollRegion } from '@/components/ScrollRegion';
 import { Spinner } from '@/components/Spinner';
 import { describeLoadError } from '@/lib/api-client';
 import { roleLabel } from '@/lib/format';
@@ -52,7 +53,7 @@ export function RolesPermissionsPage() {
             <h2 id="matrix-title" className="data-table__title">
               Which role holds which permission
             </h2>
-            <div className="data-table__scroll">
+            <ScrollRegion label="Roles and their permissions">
               <table>
                 <caption className="visually-hidden">Which role holds which permission</caption>
                 <thead>
@@ -84,7 +85,7 @@ export function RolesPermissionsPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollRegion>
           </section>
         </>
       )}
