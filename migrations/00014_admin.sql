@@ -7,8 +7,10 @@
 ALTER TABLE users ADD COLUMN approved boolean NOT NULL DEFAULT true;
 
 -- One image's history ("Who has seen this"): its entries and its shares'
--- entries, by record id newest first.
+-- entries, by record id newest first, and all its shares (revoked ones
+-- too: they belong to the history).
 CREATE INDEX audit_log_record_idx ON audit_log (record_id, id) WHERE record_id <> '';
+CREATE INDEX shares_image_all_idx ON shares (image_id);
 
 -- The admin dashboard's activity per day (a day in Pakistan time, the
 -- product's zone), counted as entries are appended, so that ninety days
@@ -85,5 +87,6 @@ DROP TRIGGER audit_log_activity ON audit_log;
 DROP FUNCTION activity_count();
 DROP FUNCTION activity_kind(text, text);
 DROP TABLE activity_daily;
+DROP INDEX shares_image_all_idx;
 DROP INDEX audit_log_record_idx;
 ALTER TABLE users DROP COLUMN approved;

@@ -73,15 +73,31 @@ func newAuditQuery(scope domain.AuditScope, f domain.AuditFilter, actors []uuid.
 	if !f.To.IsZero() {
 		conds = append(conds, "a.created_at < "+q.arg(f.To))
 	}
-	if f.AboutImages || f.ImageID != "" {
+	if f.AboutImages {
 		conds = append(conds, "a.table_name IN ('images', 'shares')")
-	}
-	if f.ImageID != "" { // the image's entries and its shares', through (record_id, id)
-		img := q.arg(f.ImageID)
-		conds = append(conds, "a.record_id = ANY(ARRAY(SELECT "+img+"::text UNION ALL SELECT s.id::text FROM shares s WHERE s.image_id = "+img+"::uuid))")
 	}
 	if !f.From.IsZero() || !f.To.IsZero() { // newest first by time, through (created_at, id)
 		q.order = "a.created_at DESC, a.id DESC"
+	}
+	if f.ImageID != "" {
+		// One image's history is short: read its entries and its shares'
+		// by record id (audit_log_record_idx, shares_image_all_idx), then
+		// keep those in the reader's audience, rather than walk the
+		// reader's audience (a provider's may hold most of the log).
+		img := q.arg(f.ImageID)
+		q.from = `(SELECT * FROM audit_log WHERE table_name = 'images' AND record_id = ` + img + `::text AND record_id <> ''
+ UNION ALL
+ SELECT l.* FROM shares s JOIN audit_log l ON l.table_name = 'shares' AND l.record_id = s.id::text AND l.record_id <> ''
+ WHERE s.image_id = ` + img + `::uuid) a`
+		if !scope.All { // each entry's audience row by key (a scalar subquery: never a join over the whole audience)
+			q.where = append(q.where, "(SELECT v.kind FROM audit_audience v WHERE v.user_id = "+q.arg(optionalID(scope.UserID))+
+				" AND v.entry_id = a.id) = ANY("+q.arg(scope.Kinds)+")")
+		}
+		if f.Search != "" {
+			q.where = append(q.where, q.searchFilter(f.Search))
+		}
+		q.where = append(q.where, conds...)
+		return q, nil
 	}
 	switch {
 	case !scope.All:
