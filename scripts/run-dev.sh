@@ -10,6 +10,8 @@ export MEDISHARE_ENV=${MEDISHARE_ENV:-development}
 export MEDISHARE_DATA_DIR=${MEDISHARE_DATA_DIR:-$root/data}
 export MEDISHARE_LOG_FORMAT=${MEDISHARE_LOG_FORMAT:-text}
 export MEDISHARE_ADDR=${MEDISHARE_ADDR:-127.0.0.1:8080}
+# Demo images for the demo accounts on a fresh database (development only).
+export MEDISHARE_DEMO_IMAGES=${MEDISHARE_DEMO_IMAGES:-true}
 
 own_db=0
 if [ -z "${DATABASE_URL:-}" ]; then

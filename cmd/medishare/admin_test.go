@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -80,5 +81,37 @@ func TestDemoAccountsInDevelopmentOnly(t *testing.T) {
 	info, _ := os.Stat(filepath.Join(env["MEDISHARE_DATA_DIR"], "demo-accounts.json"))
 	if info.Mode().Perm() != 0o600 {
 		t.Errorf("demo-accounts.json mode %v", info.Mode().Perm())
+	}
+}
+
+func TestDemoImagesOnAFreshDatabase(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	env := devEnv(t, url)
+	env["MEDISHARE_DEMO_IMAGES"] = "true"
+	base := "http://" + env["MEDISHARE_ADDR"]
+	for start := range 2 { // the second start finds them there and adds none
+		cmd := startProgram(t, env, io.Discard)
+		waitStatus(t, base+"/readyz", 200)
+		token, _ := signInDemo(t, env, base, "patient")
+		status, body := apiJSON(t, "GET", base+"/api/audit/logs?about=images&limit=20", token, nil)
+		var page struct {
+			Data []struct {
+				Actiontype string
+				User       struct{ Username string }
+			}
+		}
+		if err := json.Unmarshal([]byte(body), &page); status != 200 || err != nil {
+			t.Fatalf("start %d: the patient's access history: %d %s", start, status, body)
+		}
+		var got []string
+		for _, e := range page.Data {
+			got = append(got, e.Actiontype+":"+e.User.Username)
+		}
+		want := "view:demo.provider upload:demo.provider view:demo.provider upload:demo.provider"
+		if strings.Join(got, " ") != want {
+			t.Errorf("start %d: the demo patient's access history: %v, want %s", start, got, want)
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
 	}
 }

@@ -43,8 +43,10 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 		if err != nil {
 			return err
 		}
-		if err := ensureDemoImages(ctx, a.services, cfg.DataDir, accounts, logger); err != nil {
-			return err
+		if cfg.DemoImages {
+			if err := ensureDemoImages(ctx, a.services, cfg.DataDir, accounts, logger); err != nil {
+				return err
+			}
 		}
 	}
 

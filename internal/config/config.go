@@ -43,6 +43,9 @@ type Config struct {
 	ScrubEvery time.Duration
 	LogLevel   string
 	LogFormat  string // json or text
+	// DemoImages: development only, the demo provider uploads and opens
+	// demo images on a fresh database (make run sets it; tests do not).
+	DemoImages bool
 
 	// MemoryLimit is the Go runtime's soft memory limit in bytes, 0 for none
 	// (GOMEMLIMIT=off). SetMemoryLimit: the server sets it at start; it is
@@ -99,6 +102,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		ScrubEvery:         l.duration("MEDISHARE_SCRUB_EVERY", 10*time.Second),
 		LogLevel:           l.str("MEDISHARE_LOG_LEVEL", "info"),
 		LogFormat:          l.str("MEDISHARE_LOG_FORMAT", "json"),
+		DemoImages:         l.boolean("MEDISHARE_DEMO_IMAGES", false),
 		MemoryLimit:        DefaultMemoryLimit,
 		SetMemoryLimit:     true,
 		MasterKey:          l.key("MEDISHARE_MASTER_KEY"),
@@ -204,6 +208,9 @@ func (c *Config) Validate() error {
 		}
 		if c.SMTP.Host == "" {
 			bad("SMTP_HOST is required in production: codes must reach people by mail")
+		}
+		if c.DemoImages {
+			bad("MEDISHARE_DEMO_IMAGES is for development only")
 		}
 	}
 	return errors.Join(errs...)

@@ -104,6 +104,10 @@ func TestProductionRefusesMissingSettings(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Errorf("complete production settings refused: %v", err)
 	}
+	ok.DemoImages = true
+	if err := ok.Validate(); err == nil || !strings.Contains(err.Error(), "MEDISHARE_DEMO_IMAGES") {
+		t.Errorf("demo images in production: %v", err)
+	}
 }
 
 func TestKeyLengths(t *testing.T) {
