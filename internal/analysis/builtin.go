@@ -215,11 +215,11 @@ func laplacianVariance(g *image.Gray) float64 {
 	return sumSq/n - mean*mean
 }
 
-func (q quality) underexposed() bool { return q.darkClipped > underexposedDark || q.p99 < 64 }
+func (q quality) underexposed() bool   { return q.darkClipped > underexposedDark || q.p99 < 64 }
 func (q quality) rmsContrast() float64 { return q.std / 255 }
-func (q quality) rangeUsed() float64  { return float64(q.p99-q.p1) / 255 }
-func (q quality) tiny() bool          { return min(q.width, q.height) < tinySide }
-func (q quality) noisy() bool         { return q.noise > noisySigma }
+func (q quality) rangeUsed() float64   { return float64(q.p99-q.p1) / 255 }
+func (q quality) tiny() bool           { return min(q.width, q.height) < tinySide }
+func (q quality) noisy() bool          { return q.noise > noisySigma }
 func (q quality) blurred() bool {
 	return q.sharpness < blurredLaplacian && q.std > 5 // a flat image has no edges to lose
 }
