@@ -197,7 +197,28 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 			messages++
 		}
 	}
-	_, err = fmt.Fprintf(stdout, "re-wrapped %d file keys and %d preview keys, and re-sealed %d messages, under the current master key\n", rotated, previews, messages)
+	analyses := 0
+	for {
+		batch, err := app.store.AnalysesNotUnder(ctx, app.texts.KeyID())
+		if err != nil {
+			return err
+		}
+		if len(batch) == 0 {
+			break
+		}
+		for _, a := range batch {
+			sealed, err := app.texts.Reseal(oldTexts, a.ID, a.Sealed)
+			if err != nil {
+				return fmt.Errorf("analysis %s: sealed by neither the old nor the current master key", a.ID)
+			}
+			if err := app.store.SetAnalysisSealed(ctx, a.ID, sealed); err != nil {
+				return err
+			}
+			analyses++
+		}
+	}
+	_, err = fmt.Fprintf(stdout, "re-wrapped %d file keys and %d preview keys, and re-sealed %d messages and %d analyses, under the current master key\n",
+		rotated, previews, messages, analyses)
 	return err
 }
 

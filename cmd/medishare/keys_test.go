@@ -73,6 +73,11 @@ func TestKeyRotation(t *testing.T) {
 	// A PNG whose preview is stored, under a key of its own.
 	pngID := benchUpload(t, base, token, patientID, "p.png", probePNGOf(t, 64))
 	preview := getPreview(t, base, token, pngID, http.StatusOK)
+	// Its analysis, sealed like a message.
+	status, analysed := apiJSON(t, "GET", base+"/api/analyze/"+pngID, token, nil)
+	if status != http.StatusOK {
+		t.Fatalf("analysis: %d %s", status, analysed)
+	}
 	const text = "Your scan is ready."
 	if status, _ := apiJSON(t, "POST", base+"/api/message/send", token, map[string]string{"recipientId": patientID, "content": text}); status != http.StatusCreated {
 		t.Fatalf("send: %d", status)
@@ -90,12 +95,12 @@ func TestKeyRotation(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"keys", "rotate", "--old-key-file", oldFile}, getenv, &out, &out); err != nil ||
-		!strings.Contains(out.String(), "re-wrapped 2 file keys and 1 preview keys, and re-sealed 1 messages") {
+		!strings.Contains(out.String(), "re-wrapped 2 file keys and 1 preview keys, and re-sealed 1 messages and 1 analyses") {
 		t.Fatalf("rotate: %v %s", err, out.String())
 	}
 	out.Reset()
 	if err := run(context.Background(), []string{"keys", "rotate", "--old-key-file", oldFile}, getenv, &out, &out); err != nil ||
-		!strings.Contains(out.String(), "re-wrapped 0 file keys and 0 preview keys, and re-sealed 0 messages") {
+		!strings.Contains(out.String(), "re-wrapped 0 file keys and 0 preview keys, and re-sealed 0 messages and 0 analyses") {
 		t.Fatalf("second rotate: %v %s", err, out.String())
 	}
 
@@ -118,6 +123,9 @@ func TestKeyRotation(t *testing.T) {
 	}
 	if status, body := apiJSON(t, "GET", base+"/api/message/chat/"+patientID, token, nil); status != http.StatusOK || !strings.Contains(body, text) {
 		t.Fatalf("the message after rotation: %d %s", status, body)
+	}
+	if status, body := apiJSON(t, "GET", base+"/api/analyze/"+pngID, token, nil); status != http.StatusOK || body != analysed {
+		t.Fatalf("the analysis after rotation: %d %s, want %s", status, body, analysed)
 	}
 }
 

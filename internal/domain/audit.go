@@ -45,6 +45,8 @@ const (
 	ActionSettingsUpdate AuditAction = "settings_update"
 	// ActionUserApprove: an admin approved a provider's account.
 	ActionUserApprove AuditAction = "user_approve"
+	// ActionAnalyze: an AI analysis of an image ran (its provider and model), or failed.
+	ActionAnalyze AuditAction = "analyze"
 )
 
 // AuditTable names the kind of record an entry is about.
@@ -86,7 +88,7 @@ var auditActions = []AuditAction{
 	ActionPasswordReset, ActionPasswordChange, ActionProfileUpdate, ActionAccountDelete, ActionUserCreate,
 	ActionUserUpdate, ActionUpload, ActionView, ActionPreview, ActionDelete, ActionShare, ActionShareVerify,
 	ActionShareVoid, ActionShareRevoke, ActionShareExpired, ActionAccessDenied, ActionThrottled,
-	ActionIntegrityFailure, ActionMessageSend, ActionAuditExport, ActionSettingsUpdate, ActionUserApprove,
+	ActionIntegrityFailure, ActionMessageSend, ActionAuditExport, ActionSettingsUpdate, ActionUserApprove, ActionAnalyze,
 }
 
 // AuditRecord is an audit entry as it is read back, with the names of the

@@ -88,3 +88,12 @@ func (im Image) SealedUnlessOpen(now time.Time) Image {
 	}
 	return im.Seal()
 }
+
+// StoredAnalysis is an analysis as it is kept: the result sealed (the
+// service opens it), and what stays readable beside it.
+type StoredAnalysis struct {
+	ID, ImageID, RequestedBy string
+	Provider, Model          string
+	Sealed                   []byte
+	CreatedAt                time.Time
+}

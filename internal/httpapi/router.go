@@ -64,6 +64,7 @@ func NewRouter(d Deps) http.Handler {
 				a.mountAudit(r)
 				a.mountMessages(r)
 				a.mountAdmin(r)
+				a.mountAnalysis(r)
 			})
 		}
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {

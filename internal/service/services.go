@@ -20,6 +20,7 @@ type Store interface {
 	MessageStore
 	SettingsStore
 	AdminStore
+	AnalysisStore
 }
 
 // Config is what the services are built from.
@@ -59,6 +60,7 @@ type Services struct {
 	Messages     *MessageService
 	Settings     *SettingsService
 	Admin        *AdminService
+	Analysis     *AnalysisService
 	Links        *Links
 	Tokens       *Tokens
 	// Background runs work after responses; Wait for it before exiting.
@@ -72,17 +74,19 @@ func New(c Config) *Services {
 	outbox := NewOutbox(c.Mailer, background)
 	tokens := NewTokens(c.TokenSecret, c.Issuer, c.Now)
 	links := NewLinks(c.LinkKey, c.Now)
+	images := NewImageService(c.Store, c.Blobs, c.Keys, c.Logger, c.Now, c.Previews)
 	return &Services{
 		Registration: NewRegistrationService(c.Store, c.Passwords, c.Secrets, background, outbox, c.Templates, c.Now),
 		Sessions:     NewSessionService(c.Store, c.Passwords, c.Secrets, tokens, links, c.Now),
 		Passwords:    NewPasswordService(c.Store, c.Passwords, c.Secrets, background, outbox, c.Templates, c.Now),
 		Users:        NewUserService(c.Store, c.Passwords, c.Now),
-		Images:       NewImageService(c.Store, c.Blobs, c.Keys, c.Logger, c.Now, c.Previews),
+		Images:       images,
 		Sharing:      NewSharingService(c.Store, c.Secrets, outbox, c.Templates, c.Now),
 		Audit:        NewAuditService(c.Store),
 		Messages:     NewMessageService(c.Store, c.Texts, c.Now),
 		Settings:     NewSettingsService(c.Store, c.AnalysisProviders),
 		Admin:        NewAdminService(c.Store, c.System, outbox, c.Now),
+		Analysis:     NewAnalysisService(c.Store, images, c.Texts, c.Now),
 		Links:        links,
 		Tokens:       tokens,
 		Background:   background,

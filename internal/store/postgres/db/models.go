@@ -22,6 +22,16 @@ type ActivityDaily struct {
 	Messages      int64
 }
 
+type Analysis struct {
+	ID          uuid.UUID
+	ImageID     uuid.UUID
+	RequestedBy pgtype.UUID
+	Provider    string
+	Model       string
+	Sealed      []byte
+	CreatedAt   time.Time
+}
+
 type AuditAudience struct {
 	UserID  uuid.UUID
 	EntryID int64

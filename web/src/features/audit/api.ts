@@ -112,6 +112,7 @@ export const ACTION_LABELS: Record<string, string> = {
   message_send: 'Sent a message',
   audit_export: 'Exported the audit log',
   settings_update: 'Changed settings',
+  analyze: 'Analysed',
 };
 
 export function actionLabel(action: string): string {
