@@ -44,6 +44,10 @@ const GUARDED_PAGES: [string, string][] = [
   ['/view-images', 'View Medical Images'],
   ['/messages', 'Messages'],
   ['/audit-logs', 'Audit Logs'],
+];
+
+/** Screens for providers and admins (AI analysis): patients see "Not allowed". */
+const PROVIDER_PAGES: [string, string][] = [
   ['/ai-analysis', 'AI Medical Analysis'],
   ['/ai-analysis/7', 'AI Medical Analysis'],
 ];
@@ -68,6 +72,19 @@ describe('routes', () => {
   it.each(GUARDED_PAGES)('%s shows "%s" with a token', async (path, title) => {
     renderAt(path, { token: 'tok' });
     expect(await screen.findByRole('heading', { level: 1, name: title })).toBeInTheDocument();
+  });
+
+  it.each(PROVIDER_PAGES)('%s shows "%s" to a provider', async (path, title) => {
+    mock.onGet(/^\/analyze\//).reply(503, { message: 'The analysis service is not available right now. Please try again later.' });
+    renderAt(path, { token: 'tok', role: 'healthProvider' });
+    expect(await screen.findByRole('heading', { level: 1, name: title })).toBeInTheDocument();
+  });
+
+  it.each(PROVIDER_PAGES)('%s is not allowed for a patient', async (path) => {
+    renderAt(path, { token: 'tok', role: 'patient' });
+    expect(await screen.findByRole('heading', { level: 1, name: 'Not allowed' })).toBeInTheDocument();
+    expect(screen.getByText('AI analysis is for health providers and administrators.')).toBeInTheDocument();
+    expect(mock.history.get.filter((request) => request.url?.startsWith('/analyze'))).toEqual([]);
   });
 
   it.each(ADMIN_PAGES)('%s shows "%s" to an admin', async (path, title) => {
@@ -112,7 +129,7 @@ describe('routes', () => {
     expect(mock.history.get.filter((request) => ADMIN_CALLS.test(request.url ?? ''))).toEqual([]);
   });
 
-  it.each([...GUARDED_PAGES, ...ADMIN_PAGES])('%s goes to /login without a token', async (path) => {
+  it.each([...GUARDED_PAGES, ...PROVIDER_PAGES, ...ADMIN_PAGES])('%s goes to /login without a token', async (path) => {
     const router = renderAt(path);
     expect(await screen.findByRole('heading', { level: 1, name: 'Sign in' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/login');

@@ -1,6 +1,5 @@
 import { createBrowserRouter, type RouteObject } from 'react-router';
 import { NotFound } from '@/components/NotFound';
-import { AiAnalysisPage } from '@/features/analysis/pages/AiAnalysisPage';
 import { AuditLogsPage } from '@/features/audit/pages/AuditLogsPage';
 import { ForgotPasswordPage } from '@/features/auth/pages/ForgotPasswordPage';
 import { LoginPage } from '@/features/auth/pages/LoginPage';
@@ -16,6 +15,7 @@ import { UserProfilePage } from '@/features/profile/pages/UserProfilePage';
 import { RolesPermissionsPage } from '@/features/roles/pages/RolesPermissionsPage';
 import { SettingsPage } from '@/features/settings/pages/SettingsPage';
 import { ShareImagePage } from '@/features/sharing/pages/ShareImagePage';
+import { AiAnalysisRoute } from './AiAnalysisRoute';
 import { ProfileRoute } from './ProfileRoute';
 import { RequireAdmin } from './RequireAdmin';
 import { RootLayout } from './RootLayout';
@@ -56,7 +56,7 @@ export const routes: RouteObject[] = [
                   { path: '/roles-permissions', element: <RolesPermissionsPage /> },
                 ],
               },
-              { path: '/ai-analysis/:id?', element: <AiAnalysisPage /> },
+              { path: '/ai-analysis/:id?', element: <AiAnalysisRoute /> },
             ],
           },
         ],

@@ -34,7 +34,7 @@ const axiosBaseQuery: BaseQueryFn<ApiRequest, unknown, ApiError> = async (
  * are user ids plus the directory list; 'Profile' is the caller's own;
  * 'Chat' ids are the other person's user id (a conversation) plus the chat list.
  */
-export const TAG_TYPES = ['Image', 'User', 'Profile', 'DashboardStats', 'Chat', 'Settings'] as const;
+export const TAG_TYPES = ['Image', 'User', 'Profile', 'DashboardStats', 'Chat', 'Settings', 'Analysis'] as const;
 
 /** The lists behind 'Uploaded Images' (own uploads; admins: every image). */
 export const UPLOADED_IMAGES = { type: 'Image', id: 'UPLOADED_LIST' } as const;

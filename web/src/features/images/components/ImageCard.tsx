@@ -28,6 +28,8 @@ interface ImageCardProps {
   discussHref?: string | null;
   /** Opens "Who has seen this"; without it the card does not offer it. */
   onHistory?: (image: MedicalImage) => void;
+  /** Where "AI analysis" leads; without it the card does not offer it. */
+  analysisHref?: string | null;
 }
 
 function NoPreview() {
@@ -95,6 +97,7 @@ export function ImageCard({
   shares,
   discussHref,
   onHistory,
+  analysisHref,
 }: ImageCardProps) {
   const titleId = useId();
   const caption = captionOf(image);
@@ -177,6 +180,11 @@ export function ImageCard({
           {discussHref && (
             <Link className="btn btn--outline btn--small" to={discussHref} aria-label={`Discuss ${caption}`}>
               Discuss
+            </Link>
+          )}
+          {analysisHref && (
+            <Link className="btn btn--outline btn--small" to={analysisHref} aria-label={`AI analysis: ${caption}`}>
+              AI analysis
             </Link>
           )}
           {onHistory && (

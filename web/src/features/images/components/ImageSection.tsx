@@ -25,6 +25,8 @@ interface ImageSectionProps {
   /** Opens an image's "Who has seen this", for the images whose history the caller may read. */
   onHistory?: (image: MedicalImage) => void;
   canSeeHistory?: (image: MedicalImage) => boolean;
+  /** Where a card's "AI analysis" leads, or null for none. */
+  analysisHref?: (image: MedicalImage) => string | null;
 }
 
 /**
@@ -47,6 +49,7 @@ export function ImageSection({
   discussHref,
   onHistory,
   canSeeHistory,
+  analysisHref,
 }: ImageSectionProps) {
   const titleId = useId();
   const [page, setPage] = useState(1);
@@ -96,6 +99,7 @@ export function ImageSection({
               shares={renderShares?.(image)}
               discussHref={discussHref?.(image)}
               onHistory={canSeeHistory?.(image) ? onHistory : undefined}
+              analysisHref={analysisHref?.(image)}
               onDelete={(target) =>
                 onDelete(target, {
                   lastOnPage: images.length === 1 && page > 1,

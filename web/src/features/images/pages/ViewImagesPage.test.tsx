@@ -591,3 +591,22 @@ describe('/view-images sharing', () => {
     expect(listCalls('/upload/shared-images')).toHaveLength(1);
   });
 });
+
+describe('AI analysis on the cards', () => {
+  it('is offered to providers on pictures they may open, never on PDFs, never to patients', async () => {
+    const picture = image(1, { contentType: 'image/jpeg', uploadedBy: { id: 'provider-1', firstname: 'Imran', lastname: 'Siddiqui' } });
+    const report = image(2, { contentType: 'application/pdf', uploadedBy: { id: 'provider-1', firstname: 'Imran', lastname: 'Siddiqui' } });
+    mock.onGet('/upload/my-images').reply(200, pageOf([picture, report]));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    renderAs(provider);
+    expect(await screen.findByRole('link', { name: 'AI analysis: Scan 1' })).toHaveAttribute('href', '/ai-analysis/img-1');
+    expect(screen.queryByRole('link', { name: 'AI analysis: Scan 2' })).not.toBeInTheDocument();
+  });
+
+  it('is not offered to a patient', async () => {
+    mock.onGet('/upload/shared-images').reply(200, pageOf([image(1, { contentType: 'image/jpeg', isVerified: true })]));
+    renderAs(patient);
+    await screen.findByRole('heading', { level: 3, name: 'Scan 1' });
+    expect(screen.queryByRole('link', { name: /^AI analysis/ })).not.toBeInTheDocument();
+  });
+});

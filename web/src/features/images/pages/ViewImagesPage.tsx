@@ -86,6 +86,9 @@ export function ViewImagesPage({ sharing, historyDialog }: { sharing?: SharingSl
     role !== 'patient' && (isAdmin || (Boolean(user?.id) && image.uploadedBy?.id === user?.id));
   // The image's patient, its uploader and admins read its history (api.md "Audit log").
   const canSeeHistory = (image: MedicalImage) => isOwnerOrAdmin(image) || (Boolean(user?.id) && image.patient?.id === user?.id);
+  // AI analysis: providers and admins, on pictures they may open (api.md "AI analysis").
+  const analysisHref = (image: MedicalImage) =>
+    role !== 'patient' && image.contentType !== 'application/pdf' && image.image_url !== null ? `/ai-analysis/${image.id}` : null;
   const onShare = sharing ? setSharingImage : undefined;
   const onVerify = sharing ? setVerifying : undefined;
 
@@ -119,6 +122,7 @@ export function ViewImagesPage({ sharing, historyDialog }: { sharing?: SharingSl
           discussHref={(image) => discussLink(image, 'uploaded', user?.id)}
           onHistory={historyDialog ? setHistory : undefined}
           canSeeHistory={canSeeHistory}
+          analysisHref={analysisHref}
         />
       )}
       <ImageSection
@@ -135,6 +139,7 @@ export function ViewImagesPage({ sharing, historyDialog }: { sharing?: SharingSl
         discussHref={(image) => discussLink(image, 'shared', user?.id)}
         onHistory={historyDialog ? setHistory : undefined}
         canSeeHistory={canSeeHistory}
+        analysisHref={analysisHref}
       />
       {shown && <ImageViewer image={shown} onClose={closeViewer} />}
       {pending && <DeleteImageModal image={pending.image} onClose={() => setPending(null)} onDeleted={onDeleted} />}

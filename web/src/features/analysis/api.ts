@@ -1,0 +1,58 @@
+import { baseApi } from '@/lib/api';
+import type { ApiResponse } from '@/types/api';
+
+/** An analysis (api.md "AI analysis"). */
+export interface Analysis {
+  description: string;
+  differentialDiagnosis: { condition: string; confidence: number }[];
+  treatment: string[];
+  followUp: string[];
+  warnings: string[];
+  /** From 0 to 1; null when the analyser does not diagnose (the built-in one never does). */
+  confidence: number | null;
+  imageId: string;
+  timestamp: string;
+  model: string;
+  provider: string;
+  measurements: { key: string; label: string; value: number; unit: string }[];
+}
+
+const analysisTag = (imageId: string) => ({ type: 'Analysis', id: imageId }) as const;
+
+export const analysisApi = baseApi.injectEndpoints({
+  endpoints: (build) => ({
+    /** The image's current analysis; the server runs one when there is none. */
+    getAnalysis: build.query<Analysis, string>({
+      query: (imageId) => ({ url: `/analyze/${encodeURIComponent(imageId)}` }),
+      transformResponse: (body: ApiResponse<Analysis>) => body.data,
+      providesTags: (_result, _error, imageId) => [analysisTag(imageId)],
+    }),
+
+    /** Runs the analysis again; the answer replaces the cached one. */
+    runAnalysis: build.mutation<Analysis, string>({
+      query: (imageId) => ({ url: `/analyze/${encodeURIComponent(imageId)}`, method: 'POST' }),
+      transformResponse: (body: ApiResponse<Analysis>) => body.data,
+      async onQueryStarted(imageId, { dispatch, queryFulfilled }) {
+        const { data } = await queryFulfilled;
+        dispatch(analysisApi.util.upsertQueryData('getAnalysis', imageId, data));
+      },
+    }),
+  }),
+});
+
+export const { useGetAnalysisQuery, useRunAnalysisMutation } = analysisApi;
+
+/** product.md /ai-analysis: entries equal to `**` are dropped. */
+export function cleanEntries(list: string[]): string[] {
+  return list.map((entry) => entry.trim()).filter((entry) => entry !== '' && entry !== '**');
+}
+
+/** product.md /ai-analysis: `**` is removed from the description. */
+export function cleanDescription(text: string): string {
+  return text.replaceAll('**', '').trim();
+}
+
+/** A confidence from 0 to 1 in percent, as the page shows it. */
+export function percent(value: number): string {
+  return `${Math.round(value * 100)}%`;
+}
