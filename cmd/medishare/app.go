@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/medishare/medishare/internal/analysis"
 	"github.com/medishare/medishare/internal/blob"
 	"github.com/medishare/medishare/internal/config"
 	"github.com/medishare/medishare/internal/mail"
@@ -82,6 +83,16 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 		return nil, err
 	}
 
+	var analyzers []analysis.Analyzer
+	if cfg.AI.BaseURL != "" {
+		external, err := analysis.NewOpenAI(analysis.OpenAIConfig{BaseURL: cfg.AI.BaseURL, APIKey: cfg.AI.APIKey, Model: cfg.AI.Model, Timeout: cfg.AI.Timeout})
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		analyzers = append(analyzers, external)
+	}
+
 	store := postgres.NewStore(db)
 	services := service.New(service.Config{
 		Store: store, Blobs: blobs, Keys: envelope, Texts: texts, Secrets: keys, Passwords: secure.NewPasswords(4),
@@ -90,7 +101,8 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 		Previews: medimg.NewPreviewer(previewBudget(cfg.MemoryLimit)),
 		System: service.System{Version: version, StorageKind: storageKind(cfg), MailKind: mailKind(cfg),
 			PingDatabase: db.Ping, PingStorage: blobs.Ping},
-		Logger: logger, Now: func() time.Time { return time.Now().UTC() },
+		Analyzers: analyzers,
+		Logger:    logger, Now: func() time.Time { return time.Now().UTC() },
 	})
 	return &app{cfg: cfg, logger: logger, db: db, store: store, services: services, blobs: blobs, keys: envelope, texts: texts}, nil
 }

@@ -20,6 +20,8 @@ type Facts struct {
 	StudyDescription string
 	Rows, Columns    int
 	Frames           int
+	// BurnedInAnnotation: the DICOM header says the pixels carry text.
+	BurnedInAnnotation bool
 }
 
 // Input is one image to analyse: its rendered pixels (what a person sees:
@@ -56,6 +58,16 @@ type Result struct {
 	Measurements          []Measurement
 	Provider              string // "builtin", "openai"
 	Model                 string // the analyser's or the model's own name
+	// Provenance of an external model's analysis: what was sent, how, where.
+	Provenance *Provenance `json:",omitempty"`
+}
+
+// Provenance records what an external analysis rests on.
+type Provenance struct {
+	PromptVersion, SchemaVersion string
+	ImageSHA256                  string // of the PNG sent
+	DeIdentification             string // what was done to the image before it left
+	SentTo                       string // the model server's host
 }
 
 // Analyzer analyses one image.

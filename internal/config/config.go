@@ -59,6 +59,7 @@ type Config struct {
 	Storage string // fs or s3
 	S3      S3Config
 	SMTP    SMTPConfig
+	AI      AIConfig
 
 	// GeneratedSecrets names the secrets generated into the data folder on this start.
 	GeneratedSecrets []string
@@ -72,6 +73,15 @@ type S3Config struct {
 	AccessKeyID     string
 	SecretAccessKey string
 	PathStyle       bool
+}
+
+// AIConfig is an OpenAI-compatible vision model for AI analysis; the
+// provider is offered to admins only when BaseURL is set.
+type AIConfig struct {
+	BaseURL string // e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1
+	APIKey  string
+	Model   string
+	Timeout time.Duration
 }
 
 // SMTPConfig is the mail relay; mail goes to the log when Host is empty.
@@ -115,6 +125,12 @@ func Load(getenv func(string) string) (*Config, error) {
 			AccessKeyID:     l.secret("S3_ACCESS_KEY_ID"),
 			SecretAccessKey: l.secret("S3_SECRET_ACCESS_KEY"),
 			PathStyle:       l.boolean("S3_PATH_STYLE", false),
+		},
+		AI: AIConfig{
+			BaseURL: l.str("MEDISHARE_AI_BASE_URL", ""),
+			APIKey:  l.secret("MEDISHARE_AI_API_KEY"),
+			Model:   l.str("MEDISHARE_AI_MODEL", ""),
+			Timeout: l.duration("MEDISHARE_AI_TIMEOUT", time.Minute),
 		},
 		SMTP: SMTPConfig{
 			Host:     l.str("SMTP_HOST", ""),
@@ -192,6 +208,17 @@ func (c *Config) Validate() error {
 	}
 	if c.JWTSecret != nil && len(c.JWTSecret) < 32 {
 		bad("MEDISHARE_JWT_SECRET must be at least 32 bytes, base64-encoded (openssl rand -base64 32)")
+	}
+	if c.AI.BaseURL != "" {
+		if u, err := url.Parse(c.AI.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("MEDISHARE_AI_BASE_URL must be an absolute http(s) address, not %q", c.AI.BaseURL)
+		}
+		if c.AI.Model == "" {
+			bad("MEDISHARE_AI_MODEL is required with MEDISHARE_AI_BASE_URL")
+		}
+		if c.AI.Timeout <= 0 {
+			bad("MEDISHARE_AI_TIMEOUT must be positive")
+		}
 	}
 	if c.IsProduction() {
 		if c.DatabaseURL == "" {
@@ -303,6 +330,8 @@ func (c *Config) Redacted() map[string]any {
 		"s3_endpoint":     c.S3.Endpoint,
 		"s3_bucket":       c.S3.Bucket,
 		"smtp_host":       c.SMTP.Host,
+		"ai_base_url":     c.AI.BaseURL,
+		"ai_model":        c.AI.Model,
 		"memory_limit":    c.MemoryLimit,
 		"master_key":      mask(c.MasterKey != nil),
 		"jwt_secret":      mask(c.JWTSecret != nil),

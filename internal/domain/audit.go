@@ -47,6 +47,9 @@ const (
 	ActionUserApprove AuditAction = "user_approve"
 	// ActionAnalyze: an AI analysis of an image ran (its provider and model), or failed.
 	ActionAnalyze AuditAction = "analyze"
+	// ActionDisclose: de-identified pixels of an image were sent out of the
+	// server (to an external analysis model); the patient sees it.
+	ActionDisclose AuditAction = "disclose"
 )
 
 // AuditTable names the kind of record an entry is about.
@@ -88,7 +91,7 @@ var auditActions = []AuditAction{
 	ActionPasswordReset, ActionPasswordChange, ActionProfileUpdate, ActionAccountDelete, ActionUserCreate,
 	ActionUserUpdate, ActionUpload, ActionView, ActionPreview, ActionDelete, ActionShare, ActionShareVerify,
 	ActionShareVoid, ActionShareRevoke, ActionShareExpired, ActionAccessDenied, ActionThrottled,
-	ActionIntegrityFailure, ActionMessageSend, ActionAuditExport, ActionSettingsUpdate, ActionUserApprove, ActionAnalyze,
+	ActionIntegrityFailure, ActionMessageSend, ActionAuditExport, ActionSettingsUpdate, ActionUserApprove, ActionAnalyze, ActionDisclose,
 }
 
 // AuditRecord is an audit entry as it is read back, with the names of the

@@ -24,6 +24,8 @@ type DICOMFacts struct {
 	Rows             int    `json:"rows"`
 	Columns          int    `json:"columns"`
 	Frames           int    `json:"frames"`
+	// BurnedInAnnotation: the pixels carry text (the header says so); never sent out for analysis.
+	BurnedInAnnotation bool `json:"burnedInAnnotation,omitempty"`
 }
 
 // Image is one stored medical file.

@@ -27,12 +27,14 @@ type settingsJSON struct {
 	ProviderApprovalRequired  bool     `json:"providerApprovalRequired"`
 	AnalysisProvider          string   `json:"analysisProvider"`
 	AnalysisProviders         []string `json:"analysisProviders"`
+	// AnalysisSendsTo: for each provider that sends images out, the host.
+	AnalysisSendsTo map[string]string `json:"analysisSendsTo"`
 }
 
 func (a *api) toSettingsJSON(s domain.Settings) settingsJSON {
 	return settingsJSON{ShareLifetimeDefaultHours: s.ShareLifetimeDefaultHours, ShareLifetimeMaxHours: s.ShareLifetimeMaxHours,
 		RegistrationOpen: s.RegistrationOpen, ProviderApprovalRequired: s.ProviderApprovalRequired,
-		AnalysisProvider: s.AnalysisProvider, AnalysisProviders: a.Settings.AnalysisProviders()}
+		AnalysisProvider: s.AnalysisProvider, AnalysisProviders: a.Settings.AnalysisProviders(), AnalysisSendsTo: a.Settings.AnalysisSendsTo()}
 }
 
 func (a *api) getSettings(w http.ResponseWriter, r *http.Request) {

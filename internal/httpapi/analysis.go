@@ -41,6 +41,17 @@ type analysisJSON struct {
 	Model                 string            `json:"model"`
 	Provider              string            `json:"provider"`
 	Measurements          []measurementJSON `json:"measurements"`
+	// Provenance of an external model's analysis; absent for the built-in one.
+	Provenance *provenanceJSON `json:"provenance,omitempty"`
+}
+
+// provenanceJSON says what an external analysis rests on.
+type provenanceJSON struct {
+	PromptVersion    string `json:"promptVersion"`
+	SchemaVersion    string `json:"schemaVersion"`
+	ImageSHA256      string `json:"imageSha256"`
+	DeIdentification string `json:"deIdentification"`
+	SentTo           string `json:"sentTo"`
 }
 
 func toAnalysisJSON(an service.Analysis) analysisJSON {
@@ -49,6 +60,10 @@ func toAnalysisJSON(an service.Analysis) analysisJSON {
 		Model: an.Model, Provider: an.Provider, DifferentialDiagnosis: []conditionJSON{}, Measurements: []measurementJSON{}}
 	for _, c := range an.DifferentialDiagnosis {
 		out.DifferentialDiagnosis = append(out.DifferentialDiagnosis, conditionJSON{Condition: c.Condition, Confidence: c.Confidence})
+	}
+	if pv := an.Provenance; pv != nil {
+		out.Provenance = &provenanceJSON{PromptVersion: pv.PromptVersion, SchemaVersion: pv.SchemaVersion, ImageSHA256: pv.ImageSHA256,
+			DeIdentification: pv.DeIdentification, SentTo: pv.SentTo}
 	}
 	for _, m := range an.Measurements {
 		out.Measurements = append(out.Measurements, measurementJSON{Key: m.Key, Label: m.Label, Value: m.Value, Unit: m.Unit})

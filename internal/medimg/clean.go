@@ -23,7 +23,10 @@ type DICOMInfo struct {
 	Modality, BodyPart, StudyDescription string // trimmed, at most 64 characters
 	Rows, Columns, Frames                int
 	HasPixels                            bool
-	TransferSyntax                       string // UID as declared in the file meta group
+	// BurnedInAnnotation: the header says the pixels carry text (0028,0301 YES),
+	// which may identify the patient; such images never leave the server.
+	BurnedInAnnotation bool
+	TransferSyntax     string // UID as declared in the file meta group
 }
 
 // Clean reads src completely and writes the stored form to dst as it reads,

@@ -193,6 +193,8 @@ func dicomInfo(ds *dicom.Dataset, g *dicomGuard) *DICOMInfo {
 		Columns:          headerInt(ds, tag.Columns, 0),
 		HasPixels:        g.hasPixels,
 		TransferSyntax:   g.transferSyntax,
+		// The tag is optional and usually absent; only YES is a known risk.
+		BurnedInAnnotation: strings.EqualFold(headerText(ds, tag.BurnedInAnnotation), "YES"),
 	}
 	if di.HasPixels {
 		di.Frames = max(headerInt(ds, tag.NumberOfFrames, 1), 1)

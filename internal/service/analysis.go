@@ -35,6 +35,12 @@ var (
 	errNoAnalysisRight    = forbidden("You are not allowed to run AI analyses.")
 )
 
+// discloser is an analyzer that sends images out of the server, and says
+// for which and to where.
+type discloser interface {
+	Discloses(f analysis.Facts) (to string, sent bool)
+}
+
 // Analysis is an image's analysis as the caller reads it.
 type Analysis struct {
 	analysis.Result
@@ -144,7 +150,18 @@ func (s *AnalysisService) run(ctx context.Context, p *domain.Principal, im domai
 	if err != nil {
 		return Analysis{}, failed("the rendering does not decode")
 	}
-	result, err := analyzer.Analyze(ctx, analysis.Input{Pixels: pixels, Facts: factsOf(im)})
+	facts := factsOf(im)
+	if d, ok := analyzer.(discloser); ok {
+		if to, sent := d.Discloses(facts); sent {
+			// Recorded before the send: a disclosure that could not be
+			// recorded does not happen.
+			if err := record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionDisclose, Table: domain.TableImages, RecordID: im.ID,
+				Success: true, Reason: truncate("de-identified pixels sent to "+to+" for analysis by "+analyzer.Name(), 500)}); err != nil {
+				return Analysis{}, err
+			}
+		}
+	}
+	result, err := analyzer.Analyze(ctx, analysis.Input{Pixels: pixels, Facts: facts})
 	if err != nil {
 		return Analysis{}, failed(err.Error())
 	}
@@ -186,6 +203,7 @@ func factsOf(im domain.Image) analysis.Facts {
 	if d := im.DICOM; d != nil {
 		f.Modality, f.BodyPart, f.StudyDescription = d.Modality, d.BodyPart, d.StudyDescription
 		f.Rows, f.Columns, f.Frames = d.Rows, d.Columns, d.Frames
+		f.BurnedInAnnotation = d.BurnedInAnnotation
 	}
 	return f
 }

@@ -218,7 +218,7 @@ func (s *ImageService) receive(ctx context.Context, p *domain.Principal, fileNam
 	if info.DICOM != nil {
 		im.DICOM = &domain.DICOMFacts{
 			Modality: info.DICOM.Modality, BodyPart: info.DICOM.BodyPart, StudyDescription: info.DICOM.StudyDescription,
-			Rows: info.DICOM.Rows, Columns: info.DICOM.Columns, Frames: info.DICOM.Frames,
+			Rows: info.DICOM.Rows, Columns: info.DICOM.Columns, Frames: info.DICOM.Frames, BurnedInAnnotation: info.DICOM.BurnedInAnnotation,
 		}
 	}
 	return im, nil

@@ -3,6 +3,8 @@ package service
 import (
 	"log/slog"
 
+	"github.com/medishare/medishare/internal/analysis"
+
 	"github.com/medishare/medishare/internal/mail"
 	"github.com/medishare/medishare/internal/medimg"
 )
@@ -42,10 +44,10 @@ type Config struct {
 	Previews *medimg.Previewer
 	// System describes the server and checks its dependencies (the health panel).
 	System System
-	// AnalysisProviders are the analysis providers configured besides the built-in one.
-	AnalysisProviders []string
-	Logger            *slog.Logger
-	Now               Clock
+	// Analyzers are the analysis providers configured besides the built-in one.
+	Analyzers []analysis.Analyzer
+	Logger    *slog.Logger
+	Now       Clock
 }
 
 // Services are the use cases, wired once for the server and its tests.
@@ -84,9 +86,9 @@ func New(c Config) *Services {
 		Sharing:      NewSharingService(c.Store, c.Secrets, outbox, c.Templates, c.Now),
 		Audit:        NewAuditService(c.Store),
 		Messages:     NewMessageService(c.Store, c.Texts, c.Now),
-		Settings:     NewSettingsService(c.Store, c.AnalysisProviders),
+		Settings:     NewSettingsService(c.Store, c.Analyzers),
 		Admin:        NewAdminService(c.Store, c.System, outbox, c.Now),
-		Analysis:     NewAnalysisService(c.Store, images, c.Texts, c.Now),
+		Analysis:     NewAnalysisService(c.Store, images, c.Texts, c.Now, c.Analyzers...),
 		Links:        links,
 		Tokens:       tokens,
 		Background:   background,

@@ -3,9 +3,11 @@ package service
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/medishare/medishare/internal/analysis"
 	"github.com/medishare/medishare/internal/domain"
 )
 
@@ -28,15 +30,27 @@ type SettingsStore interface {
 type SettingsService struct {
 	store SettingsStore
 	// providers are the analysis providers this server is configured with,
-	// the built-in one first.
+	// the built-in one first; sendsTo, for those that send images out, where.
 	providers []string
+	sendsTo   map[string]string
 }
 
 // NewSettingsService returns the settings' use cases; providers are the
 // configured analysis providers besides the built-in one.
-func NewSettingsService(store SettingsStore, providers []string) *SettingsService {
-	return &SettingsService{store: store, providers: append([]string{domain.AnalysisBuiltin}, providers...)}
+func NewSettingsService(store SettingsStore, analyzers []analysis.Analyzer) *SettingsService {
+	s := &SettingsService{store: store, providers: []string{domain.AnalysisBuiltin}, sendsTo: map[string]string{}}
+	for _, a := range analyzers {
+		s.providers = append(s.providers, a.Name())
+		if out, ok := a.(interface{ SendsTo() string }); ok {
+			s.sendsTo[a.Name()] = out.SendsTo()
+		}
+	}
+	return s
 }
+
+// AnalysisSendsTo names, for each configured provider that sends images out
+// of the server, the host they go to.
+func (s *SettingsService) AnalysisSendsTo() map[string]string { return maps.Clone(s.sendsTo) }
 
 // SettingsChange is a PUT /api/settings: the settings sent, nil for the others.
 type SettingsChange struct {

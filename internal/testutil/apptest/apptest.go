@@ -25,6 +25,7 @@ import (
 
 	"github.com/emersion/go-smtp"
 
+	"github.com/medishare/medishare/internal/analysis"
 	"github.com/medishare/medishare/internal/blob"
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/httpapi"
@@ -119,10 +120,11 @@ func (c *Clock) Shift(d time.Duration) {
 	c.offset += d
 }
 
-// New starts a stack on a fresh database.
-func New(t testing.TB) *App {
+// New starts a stack on a fresh database; analyzers are the analysis
+// providers it is configured with besides the built-in one.
+func New(t testing.TB, analyzers ...analysis.Analyzer) *App {
 	t.Helper()
-	return start(t, pgtest.NewDatabase(t), t.TempDir())
+	return start(t, pgtest.NewDatabase(t), t.TempDir(), analyzers...)
 }
 
 // Twin starts a second server instance on a's database and contents, as a
@@ -133,7 +135,7 @@ func (a *App) Twin(t testing.TB) *App {
 	return start(t, a.dbURL, a.BlobDir)
 }
 
-func start(t testing.TB, dbURL, blobDir string) *App {
+func start(t testing.TB, dbURL, blobDir string, analyzers ...analysis.Analyzer) *App {
 	t.Helper()
 	ctx := context.Background()
 	db, err := postgres.Open(ctx, dbURL, postgres.PoolOptions{MaxConns: 20, StatementTimeout: 30 * time.Second})
@@ -173,7 +175,8 @@ func start(t testing.TB, dbURL, blobDir string) *App {
 		Previews: medimg.NewPreviewer(256 << 20),
 		System: service.System{Version: "test", StorageKind: "filesystem", MailKind: "log",
 			PingDatabase: db.Ping, PingStorage: fs.Ping},
-		Logger: logger, Now: clock.Now,
+		Analyzers: analyzers,
+		Logger:    logger, Now: clock.Now,
 	})
 	t.Cleanup(services.Background.Wait)
 	listening, stopListening := context.WithCancel(context.Background())

@@ -15,6 +15,8 @@ export interface Analysis {
   model: string;
   provider: string;
   measurements: { key: string; label: string; value: number; unit: string }[];
+  /** An external model's analysis: what was sent, and where. */
+  provenance?: { promptVersion: string; schemaVersion: string; imageSha256: string; deIdentification: string; sentTo: string };
 }
 
 const analysisTag = (imageId: string) => ({ type: 'Analysis', id: imageId }) as const;

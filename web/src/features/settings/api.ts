@@ -13,6 +13,8 @@ export interface Settings {
 /** GET /api/settings adds the providers the server is configured with. */
 export interface SettingsData extends Settings {
   analysisProviders: string[];
+  /** For each provider that sends images out of the server: the host they go to. */
+  analysisSendsTo: Record<string, string>;
 }
 
 export const settingsApi = baseApi.injectEndpoints({

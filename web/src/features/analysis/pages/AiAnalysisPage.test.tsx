@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -84,7 +84,7 @@ describe('/ai-analysis/:id', () => {
     renderRoute('/ai-analysis/img-1', { user: provider, token: 't' });
     await actor.click(await screen.findByRole('button', { name: 'Run again' }));
     expect(await screen.findByText('Analysis complete.')).toBeInTheDocument();
-    expect(screen.getByText(/^Analysis generated at/)).toHaveTextContent(/25-Nov-2026/);
+    await waitFor(() => expect(screen.getByText(/^Analysis generated at/)).toHaveTextContent(/25-Nov-2026/));
     expect(mock.history.post).toHaveLength(1);
   });
 

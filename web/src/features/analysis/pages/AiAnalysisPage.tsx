@@ -82,6 +82,7 @@ function AnalysisOf({ imageId, image }: { imageId: string; image: ReactNode }) {
         <Sections analysis={data} />
         <p className="analysis-meta">
           {PROVIDER_NAMES[data.provider] ?? data.provider} · model {data.model}
+          {data.provenance && ` · de-identified image sent to ${data.provenance.sentTo}`}
         </p>
         <button type="button" className="btn btn--primary" onClick={() => void runAgain()} disabled={running.isLoading}>
           {running.isLoading ? 'Analyzing...' : 'Run again'}

@@ -65,4 +65,17 @@ describe('/appsettings', () => {
     expect(fallback).toHaveAttribute('aria-invalid', 'true');
     expect(fallback).toHaveAccessibleDescription(expect.stringContaining('must not exceed the maximum lifetime'));
   });
+
+  it('says where images go before an admin chooses an external model', async () => {
+    mock.onGet('/settings').reply(200, {
+      data: { ...saved, analysisProviders: ['builtin', 'openai'], analysisSendsTo: { openai: 'api.openai.com' } },
+    });
+    const actor = userEvent.setup();
+    renderRoute('/appsettings', { user: admin, token: 't' });
+    const select = await screen.findByLabelText('Analysis provider');
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    await actor.selectOptions(select, 'openai');
+    expect(screen.getByRole('alert')).toHaveTextContent('de-identified images leave this server for api.openai.com');
+    expect(screen.getByRole('alert')).toHaveTextContent('a BAA in the US');
+  });
 });

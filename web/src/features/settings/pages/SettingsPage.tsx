@@ -141,6 +141,12 @@ function SettingsForm({ saved }: { saved: SettingsData }) {
             </option>
           ))}
         </SelectField>
+        {saved.analysisSendsTo?.[draft.analysisProvider] && (
+          <p className="settings-warning" role="alert">
+            With this provider, de-identified images leave this server for {saved.analysisSendsTo[draft.analysisProvider]}. A
+            data-processing agreement (a BAA in the US) with whoever runs it must be in place before you choose it.
+          </p>
+        )}
       </fieldset>
       <div className="settings-form__actions">
         <button type="submit" className="btn btn--primary" disabled={saving}>
