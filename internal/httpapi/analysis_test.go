@@ -131,3 +131,26 @@ func TestAnalysisRules(t *testing.T) {
 		t.Errorf("reading the stored analysis when throttled: %d %s", r.Status, r.Raw)
 	}
 }
+
+// TestAnalysisRouteMatrix walks both analysis routes with every kind of
+// caller (S8, S9): the image's patient and another, its uploader and
+// another provider, an admin.
+func TestAnalysisRouteMatrix(t *testing.T) {
+	app := apptest.New(t)
+	provider := app.SignUp(t, domain.RoleProvider)
+	provider2 := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	patient2 := app.SignUp(t, domain.RolePatient)
+	admin := app.SignUp(t, domain.RoleAdmin)
+	img := uploaded(t, provider, patient.ID, "knee.png", pngBytes(t, 300, 200))
+	callers := []*apptest.Person{{Client: app.Client()}, patient, patient2, provider, provider2, admin}
+	names := []string{"anonymous", "patient", "patient2", "provider", "provider2", "admin"}
+	for _, method := range []string{"GET", "POST"} {
+		for i, c := range callers {
+			want := [6]int{401, 403, 403, 200, 404, 200}[i]
+			if r := c.Do(t, method, "/api/analyze/"+img, nil); r.Status != want {
+				t.Errorf("%s as %s: %d, want %d: %s", method, names[i], r.Status, want, r.Raw)
+			}
+		}
+	}
+}

@@ -49,6 +49,10 @@ func TestRouteByRoleMatrix(t *testing.T) {
 		{"GET", "/api/roles", [7]int{401, 403, 403, 403, 403, 200, 200}},
 		{"GET", "/api/roles/permissions", [7]int{401, 403, 403, 403, 403, 200, 200}},
 		{"GET", "/api/dashboard/stats", [7]int{401, 403, 403, 200, 200, 200, 200}},
+		{"GET", "/api/settings", [7]int{401, 403, 403, 403, 403, 200, 200}},
+		{"PUT", "/api/settings", [7]int{401, 403, 403, 403, 403, 200, 200}},
+		{"GET", "/api/admin/health", [7]int{401, 403, 403, 403, 403, 200, 200}},
+		{"GET", "/api/admin/activity", [7]int{401, 403, 403, 403, 403, 200, 200}},
 		{"POST", "/api/auth/change-password", [7]int{401, 422, 422, 422, 422, 422, 422}},
 		{"PUT", "/api/users/profile", [7]int{401, 200, 200, 200, 200, 200, 200}},
 		{"DELETE", "/api/users/profile", [7]int{401, 422, 422, 422, 422, 422, 422}}, // no password given
