@@ -22,6 +22,13 @@ type Facts struct {
 	Frames           int
 	// BurnedInAnnotation: the DICOM header says the pixels carry text.
 	BurnedInAnnotation bool
+	// DICOM technical facts; nil or zero when the header lacks them.
+	BitsStored                                         int
+	PhotometricInterpretation                          string
+	PixelSpacing                                       []float64 // mm, row then column
+	WindowCenter, WindowWidth                          *float64
+	ExposureIndex, TargetExposureIndex, DeviationIndex *float64
+	LossyCompression                                   bool
 }
 
 // Input is one image to analyse: its rendered pixels (what a person sees:

@@ -57,7 +57,7 @@ func (Builtin) Analyze(ctx context.Context, in Input) (Result, error) {
 		Description:  describe(in.Facts, q),
 		Treatment:    []string{},
 		FollowUp:     followUp(q),
-		Warnings:     append([]string{NotADiagnosis}, warnings(q)...),
+		Warnings:     append(append([]string{NotADiagnosis}, warnings(q)...), headerWarnings(in.Facts)...),
 		Measurements: measurements(in.Facts, q),
 		Provider:     domain.AnalysisBuiltin,
 		Model:        BuiltinModel,
@@ -266,6 +266,60 @@ func measurements(f Facts, q quality) []Measurement {
 			Measurement{"dicom_columns", "DICOM columns", float64(f.Columns), "px"},
 			Measurement{"dicom_frames", "DICOM frames", float64(max(f.Frames, 1)), ""})
 	}
+	if f.BitsStored > 0 {
+		out = append(out, Measurement{"bits_stored", "Bits stored", float64(f.BitsStored), ""})
+	}
+	if len(f.PixelSpacing) == 2 {
+		out = append(out,
+			Measurement{"pixel_spacing_row", "Pixel spacing (rows)", round(f.PixelSpacing[0], 4), "mm"},
+			Measurement{"pixel_spacing_column", "Pixel spacing (columns)", round(f.PixelSpacing[1], 4), "mm"})
+	}
+	if f.WindowCenter != nil && f.WindowWidth != nil {
+		out = append(out,
+			Measurement{"window_center", "Window center", round(*f.WindowCenter, 2), ""},
+			Measurement{"window_width", "Window width", round(*f.WindowWidth, 2), ""})
+	}
+	if f.ExposureIndex != nil {
+		out = append(out, Measurement{"exposure_index", "Exposure index (EI)", round(*f.ExposureIndex, 1), ""})
+	}
+	if f.TargetExposureIndex != nil {
+		out = append(out, Measurement{"target_exposure_index", "Target exposure index", round(*f.TargetExposureIndex, 1), ""})
+	}
+	if di, ok := deviationIndex(f); ok {
+		out = append(out, Measurement{"deviation_index", "Deviation index (IEC 62494-1)", round(di, 2), ""})
+	}
+	return out
+}
+
+// deviationIndex is the header's, or 10·log10(EI / target EI) from the
+// exposure index and its target (IEC 62494-1).
+func deviationIndex(f Facts) (float64, bool) {
+	switch {
+	case f.DeviationIndex != nil:
+		return *f.DeviationIndex, true
+	case f.ExposureIndex != nil && f.TargetExposureIndex != nil && *f.ExposureIndex > 0 && *f.TargetExposureIndex > 0:
+		return 10 * math.Log10(*f.ExposureIndex / *f.TargetExposureIndex), true
+	}
+	return 0, false
+}
+
+// headerWarnings are what the DICOM header says about quality: exposure
+// off its target, lossy compression.
+func headerWarnings(f Facts) []string {
+	var out []string
+	if di, ok := deviationIndex(f); ok {
+		switch {
+		case di > 3:
+			out = append(out, fmt.Sprintf("Overexposed for its target: deviation index %+.1f (IEC 62494-1; within ±1 is on target).", di))
+		case di < -3:
+			out = append(out, fmt.Sprintf("Underexposed for its target: deviation index %+.1f (IEC 62494-1; within ±1 is on target).", di))
+		case math.Abs(di) > 1:
+			out = append(out, fmt.Sprintf("Exposure somewhat off target: deviation index %+.1f (IEC 62494-1; within ±1 is on target).", di))
+		}
+	}
+	if f.LossyCompression {
+		out = append(out, "Lossy compression: the header says the image was compressed with loss; fine detail may be altered.")
+	}
 	return out
 }
 
@@ -339,6 +393,22 @@ func describe(f Facts, q quality) string {
 		b.WriteString("Its brightest parts are clipped. ")
 	default:
 		fmt.Fprintf(&b, "Its exposure is usable: the 1st to 99th percentiles span %.0f%% of the range. ", 100*q.rangeUsed())
+	}
+	var header []string
+	if f.BitsStored > 0 {
+		header = append(header, fmt.Sprintf("%d bits stored", f.BitsStored))
+	}
+	if f.PhotometricInterpretation != "" {
+		header = append(header, "photometric interpretation "+f.PhotometricInterpretation)
+	}
+	if len(f.PixelSpacing) == 2 {
+		header = append(header, fmt.Sprintf("pixel spacing %g × %g mm", f.PixelSpacing[0], f.PixelSpacing[1]))
+	}
+	if f.WindowCenter != nil && f.WindowWidth != nil {
+		header = append(header, fmt.Sprintf("a window of center %g and width %g", *f.WindowCenter, *f.WindowWidth))
+	}
+	if len(header) > 0 {
+		b.WriteString("Its header gives " + strings.Join(header, ", ") + ". ")
 	}
 	fmt.Fprintf(&b, "Contrast is %s (RMS %.2f), noise %s (sigma %.1f), and it is %s (variance of the Laplacian %.0f).",
 		level(q.rmsContrast(), lowContrastRMS, 0.2, "low", "moderate", "high"), q.rmsContrast(),

@@ -226,8 +226,11 @@ func TestBuiltinOnDICOMFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			facts := analysis.Facts{ContentType: medimg.DICOM, Modality: info.DICOM.Modality, BodyPart: info.DICOM.BodyPart,
-				StudyDescription: info.DICOM.StudyDescription, Rows: info.DICOM.Rows, Columns: info.DICOM.Columns, Frames: info.DICOM.Frames}
+			d := info.DICOM
+			facts := analysis.Facts{ContentType: medimg.DICOM, Modality: d.Modality, BodyPart: d.BodyPart,
+				StudyDescription: d.StudyDescription, Rows: d.Rows, Columns: d.Columns, Frames: d.Frames,
+				BitsStored: d.BitsStored, PhotometricInterpretation: d.PhotometricInterpretation, PixelSpacing: d.PixelSpacing,
+				WindowCenter: d.WindowCenter, WindowWidth: d.WindowWidth}
 			r := analyze(t, render(t, stored.Bytes(), medimg.DICOM), facts)
 			neverDiagnoses(t, r)
 			if !strings.HasPrefix(r.Description, kind(c.modality)) {
@@ -235,6 +238,9 @@ func TestBuiltinOnDICOMFixtures(t *testing.T) {
 			}
 			if value(t, r, "dicom_rows") != float64(info.DICOM.Rows) || value(t, r, "width") < 1 {
 				t.Errorf("measurements: %+v", r.Measurements)
+			}
+			if value(t, r, "bits_stored") < 8 || !strings.Contains(r.Description, "photometric interpretation MONOCHROME2") {
+				t.Errorf("the header's facts: %+v, %s", r.Measurements, r.Description)
 			}
 			if v := value(t, r, "range_used"); v <= 0 || v > 100 {
 				t.Errorf("range used %v%%", v)
@@ -263,4 +269,33 @@ func render(t *testing.T, stored []byte, contentType string) image.Image {
 		t.Fatal(err)
 	}
 	return img
+}
+
+// The DICOM header's technical facts: reported, and exposure off its
+// target or lossy compression warned about.
+func TestBuiltinReportsTheHeader(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	facts := analysis.Facts{ContentType: medimg.DICOM, Modality: "DX", BodyPart: "CHEST", Rows: 512, Columns: 512, Frames: 1,
+		BitsStored: 12, PhotometricInterpretation: "MONOCHROME2", PixelSpacing: []float64{0.143, 0.143},
+		WindowCenter: f(2048), WindowWidth: f(4096), ExposureIndex: f(1000), TargetExposureIndex: f(250), LossyCompression: true}
+	r := analyze(t, withNoise(phantom(512), 2), facts)
+	neverDiagnoses(t, r)
+	if v := value(t, r, "deviation_index"); v < 6 || v > 6.03 { // 10·log10(4)
+		t.Errorf("deviation index %v, want 6.02", v)
+	}
+	if value(t, r, "bits_stored") != 12 || value(t, r, "pixel_spacing_row") != 0.143 || value(t, r, "window_width") != 4096 {
+		t.Errorf("header measurements: %+v", r.Measurements)
+	}
+	if !hasWarning(r, "Overexposed for its target: deviation index +6.0") || !hasWarning(r, "Lossy compression") {
+		t.Errorf("header warnings: %v", r.Warnings)
+	}
+	if !strings.Contains(r.Description, "12 bits stored, photometric interpretation MONOCHROME2, pixel spacing 0.143 × 0.143 mm") {
+		t.Errorf("description: %s", r.Description)
+	}
+
+	facts.ExposureIndex, facts.TargetExposureIndex, facts.DeviationIndex, facts.LossyCompression = nil, nil, f(-0.4), false
+	r = analyze(t, withNoise(phantom(512), 2), facts)
+	if value(t, r, "deviation_index") != -0.4 || len(r.Warnings) != 1 {
+		t.Errorf("on target: DI %v, warnings %v", value(t, r, "deviation_index"), r.Warnings)
+	}
 }

@@ -26,6 +26,16 @@ type DICOMFacts struct {
 	Frames           int    `json:"frames"`
 	// BurnedInAnnotation: the pixels carry text (the header says so); never sent out for analysis.
 	BurnedInAnnotation bool `json:"burnedInAnnotation,omitempty"`
+	// Technical facts the analysis reports; absent when the header lacks them.
+	BitsStored                int       `json:"bitsStored,omitempty"`
+	PhotometricInterpretation string    `json:"photometricInterpretation,omitempty"`
+	PixelSpacing              []float64 `json:"pixelSpacing,omitempty"` // mm, row then column
+	WindowCenter              *float64  `json:"windowCenter,omitempty"`
+	WindowWidth               *float64  `json:"windowWidth,omitempty"`
+	ExposureIndex             *float64  `json:"exposureIndex,omitempty"`
+	TargetExposureIndex       *float64  `json:"targetExposureIndex,omitempty"`
+	DeviationIndex            *float64  `json:"deviationIndex,omitempty"`
+	LossyCompression          bool      `json:"lossyCompression,omitempty"`
 }
 
 // Image is one stored medical file.

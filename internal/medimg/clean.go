@@ -27,6 +27,14 @@ type DICOMInfo struct {
 	// which may identify the patient; such images never leave the server.
 	BurnedInAnnotation bool
 	TransferSyntax     string // UID as declared in the file meta group
+	// Technical facts for the analysis; nil or zero when the header lacks them.
+	BitsStored                int
+	PhotometricInterpretation string
+	PixelSpacing              []float64 // row and column spacing, mm
+	WindowCenter, WindowWidth *float64  // the first window of the header
+	// Exposure index, its target and the deviation index (IEC 62494-1).
+	ExposureIndex, TargetExposureIndex, DeviationIndex *float64
+	LossyCompression                                   bool // (0028,2110) "01"
 }
 
 // Clean reads src completely and writes the stored form to dst as it reads,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -194,13 +195,36 @@ func dicomInfo(ds *dicom.Dataset, g *dicomGuard) *DICOMInfo {
 		HasPixels:        g.hasPixels,
 		TransferSyntax:   g.transferSyntax,
 		// The tag is optional and usually absent; only YES is a known risk.
-		BurnedInAnnotation: strings.EqualFold(headerText(ds, tag.BurnedInAnnotation), "YES"),
+		BurnedInAnnotation:        strings.EqualFold(headerText(ds, tag.BurnedInAnnotation), "YES"),
+		BitsStored:                headerInt(ds, tag.BitsStored, 0),
+		PhotometricInterpretation: headerText(ds, tag.PhotometricInterpretation),
+		PixelSpacing:              headerFloats(ds, tag.PixelSpacing),
+		WindowCenter:              headerFloat(ds, tag.WindowCenter),
+		WindowWidth:               headerFloat(ds, tag.WindowWidth),
+		ExposureIndex:             headerFloat(ds, tag.ExposureIndex),
+		TargetExposureIndex:       headerFloat(ds, tag.TargetExposureIndex),
+		DeviationIndex:            headerFloat(ds, tag.DeviationIndex),
+		LossyCompression:          headerText(ds, tag.LossyImageCompression) == "01",
+	}
+	if len(di.PixelSpacing) != 2 || !finite(di.PixelSpacing[0]) || !finite(di.PixelSpacing[1]) {
+		di.PixelSpacing = nil
 	}
 	if di.HasPixels {
 		di.Frames = max(headerInt(ds, tag.NumberOfFrames, 1), 1)
 	}
 	return di
 }
+
+// headerFloat is the first value of a DS element when it is a finite
+// number, or nil.
+func headerFloat(ds *dicom.Dataset, t tag.Tag) *float64 {
+	if vs := headerFloats(ds, t); len(vs) > 0 && finite(vs[0]) {
+		return &vs[0]
+	}
+	return nil
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 const maxHeaderText = 64
 

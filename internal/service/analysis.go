@@ -204,6 +204,10 @@ func factsOf(im domain.Image) analysis.Facts {
 		f.Modality, f.BodyPart, f.StudyDescription = d.Modality, d.BodyPart, d.StudyDescription
 		f.Rows, f.Columns, f.Frames = d.Rows, d.Columns, d.Frames
 		f.BurnedInAnnotation = d.BurnedInAnnotation
+		f.BitsStored, f.PhotometricInterpretation, f.PixelSpacing = d.BitsStored, d.PhotometricInterpretation, d.PixelSpacing
+		f.WindowCenter, f.WindowWidth = d.WindowCenter, d.WindowWidth
+		f.ExposureIndex, f.TargetExposureIndex, f.DeviationIndex = d.ExposureIndex, d.TargetExposureIndex, d.DeviationIndex
+		f.LossyCompression = d.LossyCompression
 	}
 	return f
 }

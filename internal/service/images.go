@@ -219,6 +219,9 @@ func (s *ImageService) receive(ctx context.Context, p *domain.Principal, fileNam
 		im.DICOM = &domain.DICOMFacts{
 			Modality: info.DICOM.Modality, BodyPart: info.DICOM.BodyPart, StudyDescription: info.DICOM.StudyDescription,
 			Rows: info.DICOM.Rows, Columns: info.DICOM.Columns, Frames: info.DICOM.Frames, BurnedInAnnotation: info.DICOM.BurnedInAnnotation,
+			BitsStored: info.DICOM.BitsStored, PhotometricInterpretation: info.DICOM.PhotometricInterpretation, PixelSpacing: info.DICOM.PixelSpacing,
+			WindowCenter: info.DICOM.WindowCenter, WindowWidth: info.DICOM.WindowWidth, ExposureIndex: info.DICOM.ExposureIndex,
+			TargetExposureIndex: info.DICOM.TargetExposureIndex, DeviationIndex: info.DICOM.DeviationIndex, LossyCompression: info.DICOM.LossyCompression,
 		}
 	}
 	return im, nil
