@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { Modal } from '@/components/Modal';
 import { Spinner } from '@/components/Spinner';
 import { errorStatus } from '@/lib/api-client';
@@ -18,6 +19,8 @@ interface ImageViewerProps {
   /** The image as the list gave it. */
   image: MedicalImage;
   onClose: () => void;
+  /** Where "AI analysis" leads, for those who may run one; null for none. */
+  analysisHref?: string | null;
 }
 
 function dimensions(dicom: DicomFacts): string {
@@ -111,7 +114,7 @@ function Stage({ image, refreshContentUrl }: { image: MedicalImage; refreshConte
  * its facts), a PDF drawn inline, and a Download link. Opening it fetches the
  * image again (GET /api/upload/image/{id}) for freshly signed URLs.
  */
-export function ImageViewer({ image: listed, onClose }: ImageViewerProps) {
+export function ImageViewer({ image: listed, onClose, analysisHref }: ImageViewerProps) {
   // Polled for fresh URLs: signed URLs live 5 minutes.
   const { data: latest, fulfilledTimeStamp, error, isError } = useGetImageQuery(listed.id, {
     pollingInterval: RENEW_MS,
@@ -183,6 +186,11 @@ export function ImageViewer({ image: listed, onClose }: ImageViewerProps) {
             <a className="btn btn--primary viewer__download" href={newest.image_url} download={listed.fileName || true}>
               Download
             </a>
+          )}
+          {analysisHref && (
+            <Link className="btn btn--outline viewer__download" to={analysisHref}>
+              AI analysis
+            </Link>
           )}
         </aside>
       </div>

@@ -287,6 +287,7 @@ describe('/view-images', () => {
     const download = within(dialog).getByRole('link', { name: 'Download' });
     expect(download).toHaveAttribute('href', fresh.image_url);
     expect(download).toHaveAttribute('download', 'CT_small.dcm');
+    expect(within(dialog).getByRole('link', { name: 'AI analysis' })).toHaveAttribute('href', '/ai-analysis/img-1');
 
     await user.keyboard('{Escape}');
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();

@@ -141,7 +141,7 @@ export function ViewImagesPage({ sharing, historyDialog }: { sharing?: SharingSl
         canSeeHistory={canSeeHistory}
         analysisHref={analysisHref}
       />
-      {shown && <ImageViewer image={shown} onClose={closeViewer} />}
+      {shown && <ImageViewer image={shown} onClose={closeViewer} analysisHref={analysisHref(shown)} />}
       {pending && <DeleteImageModal image={pending.image} onClose={() => setPending(null)} onDeleted={onDeleted} />}
       {sharingImage && sharing?.shareDialog(sharingImage, () => setSharingImage(null))}
       {verifying && sharing?.verifyDialog(verifying, () => setVerifying(null))}
