@@ -29,6 +29,9 @@ type Facts struct {
 	WindowCenter, WindowWidth                          *float64
 	ExposureIndex, TargetExposureIndex, DeviationIndex *float64
 	LossyCompression                                   bool
+	// StoredBitDepthUsed is the share (0-1) of the stored bit depth that the
+	// 1st-99th percentiles of the stored values span; nil when not measured.
+	StoredBitDepthUsed *float64
 }
 
 // Input is one image to analyse: its rendered pixels (what a person sees:

@@ -269,6 +269,9 @@ func measurements(f Facts, q quality) []Measurement {
 	if f.BitsStored > 0 {
 		out = append(out, Measurement{"bits_stored", "Bits stored", float64(f.BitsStored), ""})
 	}
+	if f.StoredBitDepthUsed != nil {
+		out = append(out, Measurement{"bit_depth_used", "Stored bit depth used by the 1st-99th percentiles", round(100**f.StoredBitDepthUsed, 1), "%"})
+	}
 	if len(f.PixelSpacing) == 2 {
 		out = append(out,
 			Measurement{"pixel_spacing_row", "Pixel spacing (rows)", round(f.PixelSpacing[0], 4), "mm"},

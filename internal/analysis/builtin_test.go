@@ -231,6 +231,13 @@ func TestBuiltinOnDICOMFixtures(t *testing.T) {
 				StudyDescription: d.StudyDescription, Rows: d.Rows, Columns: d.Columns, Frames: d.Frames,
 				BitsStored: d.BitsStored, PhotometricInterpretation: d.PhotometricInterpretation, PixelSpacing: d.PixelSpacing,
 				WindowCenter: d.WindowCenter, WindowWidth: d.WindowWidth}
+			open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(stored.Bytes())), nil }
+			if sr, err := medimg.NewPreviewer(64<<20).StoredRange(context.Background(), open, int64(stored.Len())); err == nil {
+				used := sr.UsedShare()
+				facts.StoredBitDepthUsed = &used
+			} else {
+				t.Fatalf("stored range: %v", err)
+			}
 			r := analyze(t, render(t, stored.Bytes(), medimg.DICOM), facts)
 			neverDiagnoses(t, r)
 			if !strings.HasPrefix(r.Description, kind(c.modality)) {
@@ -238,6 +245,9 @@ func TestBuiltinOnDICOMFixtures(t *testing.T) {
 			}
 			if value(t, r, "dicom_rows") != float64(info.DICOM.Rows) || value(t, r, "width") < 1 {
 				t.Errorf("measurements: %+v", r.Measurements)
+			}
+			if v := value(t, r, "bit_depth_used"); v <= 0 || v > 100 {
+				t.Errorf("bit depth used %v%%", v)
 			}
 			if value(t, r, "bits_stored") < 8 || !strings.Contains(r.Description, "photometric interpretation MONOCHROME2") {
 				t.Errorf("the header's facts: %+v, %s", r.Measurements, r.Description)

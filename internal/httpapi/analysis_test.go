@@ -38,7 +38,7 @@ func TestBuiltinAnalysis(t *testing.T) {
 		len(warnings) == 0 || warnings[0] != analysis.NotADiagnosis || !strings.HasPrefix(a["description"].(string), "A CT image") {
 		t.Fatalf("the built-in analysis of a CT: %s", r.Raw)
 	}
-	if len(a["measurements"].([]any)) < 10 || len(a["followUp"].([]any)) == 0 {
+	if len(a["measurements"].([]any)) < 10 || len(a["followUp"].([]any)) == 0 || !strings.Contains(r.Raw, `"key":"bit_depth_used"`) {
 		t.Errorf("measurements and follow-up: %s", r.Raw)
 	}
 

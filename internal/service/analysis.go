@@ -151,6 +151,10 @@ func (s *AnalysisService) run(ctx context.Context, p *domain.Principal, im domai
 		return Analysis{}, failed("the rendering does not decode")
 	}
 	facts := factsOf(im)
+	if r, ok := s.images.storedRange(ctx, im); ok {
+		used := r.UsedShare()
+		facts.StoredBitDepthUsed = &used
+	}
 	if d, ok := analyzer.(discloser); ok {
 		if to, sent := d.Discloses(facts); sent {
 			// Recorded before the send: a disclosure that could not be

@@ -126,6 +126,36 @@ func (s *ImageService) render(ctx context.Context, c *Contents) ([]byte, error) 
 	return out.Bytes(), nil
 }
 
+// storedRange measures a DICOM image's stored sample values (for the
+// analysis: how much of the bit depth they use), within the memory budget
+// previews share; false when there is nothing to measure.
+func (s *ImageService) storedRange(ctx context.Context, im domain.Image) (medimg.StoredRange, bool) {
+	if im.ContentType != domain.TypeDICOM {
+		return medimg.StoredRange{}, false
+	}
+	key, err := s.keys.Unwrap(im.WrappedKey, im.ID)
+	if err != nil {
+		return medimg.StoredRange{}, false
+	}
+	open := func() (io.ReadCloser, error) {
+		rc, err := openDecrypting(ctx, s.blobs, im.BlobKey, key, im.ID)
+		if err != nil {
+			return nil, err
+		}
+		return rc, nil
+	}
+	wait, cancel := context.WithTimeout(ctx, previewWait)
+	defer cancel()
+	r, err := s.previews.StoredRange(wait, open, im.Size)
+	if err != nil {
+		if !errors.Is(err, medimg.ErrNoPreview) {
+			s.logger.Warn("could not measure the stored values of an image", "image", im.ID, "err", err)
+		}
+		return medimg.StoredRange{}, false
+	}
+	return r, true
+}
+
 // keepPreview stores a rendered preview encrypted under a fresh key and
 // records it, unless another render was recorded first (whose object then
 // stays, and this one goes). Failures only cost a later render, so they
