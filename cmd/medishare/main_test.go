@@ -280,3 +280,38 @@ func TestSIGTERMClosesMessageStreams(t *testing.T) {
 		t.Errorf("shutdown with an open stream took %s", took)
 	}
 }
+
+// Metrics are served on their own listener only, with the pool's figures
+// and requests by route pattern.
+func TestMetricsListener(t *testing.T) {
+	env := devEnv(t, pgtest.NewDatabase(t))
+	env["MEDISHARE_METRICS_ADDR"] = fmt.Sprintf("127.0.0.1:%d", pgtest.FreePort(t))
+	startProgram(t, env, io.Discard)
+	base := "http://" + env["MEDISHARE_ADDR"]
+	waitStatus(t, base+"/readyz", http.StatusOK)
+	if resp, err := http.Get(base + "/api/users/profile"); err == nil {
+		resp.Body.Close()
+	}
+	resp, err := http.Get("http://" + env["MEDISHARE_METRICS_ADDR"] + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"medishare_db_pool_total_conns", "medishare_db_pool_acquires_total",
+		`medishare_http_requests_total{method="GET",route="/api/users/profile",status="401"} 1`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	// Not on the public address.
+	public, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, _ := io.ReadAll(public.Body)
+	public.Body.Close()
+	if strings.Contains(string(pb), "medishare_http_requests_total") {
+		t.Error("metrics are served on the public address")
+	}
+}

@@ -59,6 +59,15 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 		httpapi.Check{Name: "database", Ping: a.db.Ping},
 		httpapi.Check{Name: "storage", Ping: a.blobs.Ping},
 	)
+	var metrics *httpapi.Metrics
+	if cfg.MetricsAddr != "" {
+		metrics = httpapi.NewMetrics(poolMetrics(a.db)...)
+		stop, err := serveMetrics(cfg.MetricsAddr, metrics, logger)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	secure := strings.HasPrefix(cfg.PublicURL, "https://")
 	handler := httpapi.NewRouter(httpapi.Deps{
 		Logger:         logger,
@@ -69,6 +78,7 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 		WebApp:         web.Dist(),
 		PublicURL:      cfg.PublicURL,
 		Services:       a.services,
+		Metrics:        metrics,
 	})
 
 	ln, err := net.Listen("tcp", cfg.Addr)

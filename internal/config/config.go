@@ -27,10 +27,13 @@ const (
 
 // Config is every setting of the server.
 type Config struct {
-	Env       string // development or production
-	Addr      string // listen address
-	PublicURL string // the address people use, e.g. https://medishare.example.org
-	DataDir   string // contents, generated development secrets, development mail
+	Env  string // development or production
+	Addr string // listen address
+	// MetricsAddr is where Prometheus metrics are served; empty turns them
+	// off. Never the public address.
+	MetricsAddr string
+	PublicURL   string // the address people use, e.g. https://medishare.example.org
+	DataDir     string // contents, generated development secrets, development mail
 
 	DatabaseURL        string
 	DBMaxConns         int32
@@ -113,6 +116,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		LogLevel:           l.str("MEDISHARE_LOG_LEVEL", "info"),
 		LogFormat:          l.str("MEDISHARE_LOG_FORMAT", "json"),
 		DemoImages:         l.boolean("MEDISHARE_DEMO_IMAGES", false),
+		MetricsAddr:        l.str("MEDISHARE_METRICS_ADDR", ""),
 		MemoryLimit:        DefaultMemoryLimit,
 		SetMemoryLimit:     true,
 		MasterKey:          l.key("MEDISHARE_MASTER_KEY"),
@@ -208,6 +212,9 @@ func (c *Config) Validate() error {
 	}
 	if c.JWTSecret != nil && len(c.JWTSecret) < 32 {
 		bad("MEDISHARE_JWT_SECRET must be at least 32 bytes, base64-encoded (openssl rand -base64 32)")
+	}
+	if c.MetricsAddr != "" && c.MetricsAddr == c.Addr {
+		bad("MEDISHARE_METRICS_ADDR must not be the public address MEDISHARE_ADDR")
 	}
 	if c.AI.BaseURL != "" {
 		if u, err := url.Parse(c.AI.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -221,3 +221,13 @@ func TestMemoryLimit(t *testing.T) {
 		t.Errorf("64MiB: Validate = %v", err)
 	}
 }
+
+func TestMetricsNeverOnThePublicAddress(t *testing.T) {
+	c, err := Load(env(map[string]string{"MEDISHARE_ADDR": "127.0.0.1:8080", "MEDISHARE_METRICS_ADDR": "127.0.0.1:8080"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "MEDISHARE_METRICS_ADDR") {
+		t.Errorf("metrics on the public address: %v", err)
+	}
+}

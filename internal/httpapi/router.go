@@ -27,6 +27,8 @@ type Deps struct {
 	// Services are the use cases; without them (the router's own tests) only
 	// the health checks, the app and the API's fallbacks answer.
 	Services *service.Services
+	// Metrics, when set, counts and times every request by route pattern.
+	Metrics *Metrics
 }
 
 // api holds the services the handlers call.
@@ -41,6 +43,9 @@ type api struct {
 func NewRouter(d Deps) http.Handler {
 	r := chi.NewRouter()
 	r.Use(withRequestID)
+	if d.Metrics != nil {
+		r.Use(withMetrics(d.Metrics))
+	}
 	r.Use(withClientIP(d.TrustedProxies))
 	r.Use(withAccessLog(d.Logger))
 	r.Use(withRecover(d.Logger))

@@ -59,6 +59,8 @@ type App struct {
 	BlobDir  string // where the FS blob store keeps contents
 	Blobs    *CountingBlobs
 	dbURL    string
+	// Metrics are the stack's Prometheus metrics (served by cmd/medishare on their own listener).
+	Metrics *httpapi.Metrics
 }
 
 // CountingBlobs is the content store of the stack, counting the reads of
@@ -182,13 +184,14 @@ func start(t testing.TB, dbURL, blobDir string, analyzers ...analysis.Analyzer) 
 	listening, stopListening := context.WithCancel(context.Background())
 	t.Cleanup(stopListening)
 	go db.Listen(listening, logger, services.Messages.Deliver, services.Messages.Resync)
+	metrics := httpapi.NewMetrics()
 	router := httpapi.NewRouter(httpapi.Deps{
 		Logger: logger, Readiness: httpapi.NewReadiness(), WebApp: fstest.MapFS{}, PublicURL: "http://medishare.test",
-		Services: services,
+		Services: services, Metrics: metrics,
 	})
 	srv := httptest.NewServer(router)
 	t.Cleanup(srv.Close)
-	return &App{URL: srv.URL, Store: store, DB: db, Mailbox: box, Services: services, Clock: clock, BlobDir: blobDir, Blobs: blobs, dbURL: dbURL}
+	return &App{URL: srv.URL, Store: store, DB: db, Mailbox: box, Services: services, Clock: clock, BlobDir: blobDir, Blobs: blobs, Metrics: metrics, dbURL: dbURL}
 }
 
 // Response is an answer, with its JSON body decoded when there is one.

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/medishare/medishare/internal/httpapi"
+	"github.com/medishare/medishare/internal/store/postgres"
+)
+
+// serveMetrics serves /metrics on addr, a listener of its own (never the
+// public one); stop shuts it down.
+func serveMetrics(addr string, m *httpapi.Metrics, logger *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("metrics listener", "err", err)
+		}
+	}()
+	logger.Info("metrics listening", "addr", ln.Addr().String())
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx) // a scrape cut short is retried by Prometheus
+	}, nil
+}
+
+// poolMetrics report the database pool's statistics at each scrape.
+func poolMetrics(db *postgres.DB) []prometheus.Collector {
+	gauge := func(name, help string, v func() float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, v)
+	}
+	counter := func(name, help string, v func() float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, v)
+	}
+	return []prometheus.Collector{
+		gauge("medishare_db_pool_total_conns", "Connections in the pool.", func() float64 { return float64(db.Pool.Stat().TotalConns()) }),
+		gauge("medishare_db_pool_acquired_conns", "Connections in use.", func() float64 { return float64(db.Pool.Stat().AcquiredConns()) }),
+		gauge("medishare_db_pool_idle_conns", "Idle connections.", func() float64 { return float64(db.Pool.Stat().IdleConns()) }),
+		gauge("medishare_db_pool_max_conns", "The pool's size limit.", func() float64 { return float64(db.Pool.Stat().MaxConns()) }),
+		counter("medishare_db_pool_acquires_total", "Connections acquired.", func() float64 { return float64(db.Pool.Stat().AcquireCount()) }),
+		counter("medishare_db_pool_empty_acquires_total", "Acquires that had to wait for a connection.", func() float64 { return float64(db.Pool.Stat().EmptyAcquireCount()) }),
+		counter("medishare_db_pool_acquire_seconds_total", "Time spent acquiring connections.", func() float64 { return db.Pool.Stat().AcquireDuration().Seconds() }),
+	}
+}
