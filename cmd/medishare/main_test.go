@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -314,4 +315,51 @@ func TestMetricsListener(t *testing.T) {
 	if strings.Contains(string(pb), "medishare_http_requests_total") {
 		t.Error("metrics are served on the public address")
 	}
+}
+
+// Each request's log line names its route pattern and the caller's id,
+// never their name or email.
+func TestAccessLogNamesRouteAndUser(t *testing.T) {
+	env := devEnv(t, pgtest.NewDatabase(t))
+	var logs syncBuffer
+	startProgram(t, env, &logs)
+	base := "http://" + env["MEDISHARE_ADDR"]
+	waitStatus(t, base+"/readyz", http.StatusOK)
+	token, userID := signInDemo(t, env, base, "patient")
+	image := "00000000-0000-4000-8000-000000000000"
+	if status, _ := apiJSON(t, "GET", base+"/api/upload/image/"+image, token, nil); status != http.StatusNotFound {
+		t.Fatalf("status %d", status)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(logs.String(), "route=/api/upload/image/{id}") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	var line string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "route=/api/upload/image/{id}") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "user_id="+userID) || strings.Contains(line, "Ayesha") || strings.Contains(line, "demo.patient") {
+		t.Errorf("access log line: %s", line)
+	}
+}
+
+// syncBuffer is a buffer a child process's output may be written to while
+// the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -24,6 +24,7 @@ func principal(r *http.Request) *domain.Principal {
 }
 
 func withPrincipal(r *http.Request, p *domain.Principal) *http.Request {
+	noteUser(r.Context(), p.User.ID)
 	return r.WithContext(context.WithValue(r.Context(), ctxPrincipal{}, p))
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/medishare/medishare/internal/domain"
@@ -116,15 +117,23 @@ func withAccessLog(logger *slog.Logger) func(http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+			note := &accessNote{}
+			r = r.WithContext(context.WithValue(r.Context(), ctxAccessNote{}, note))
 			defer func() {
 				status := ww.Status()
 				if status == 0 {
 					status = http.StatusOK
 				}
+				route := ""
+				if rc := chi.RouteContext(r.Context()); rc != nil {
+					route = rc.RoutePattern()
+				}
 				logger.LogAttrs(r.Context(), slog.LevelInfo, "http request",
 					slog.String("request_id", requestID(r.Context())),
 					slog.String("method", r.Method),
 					slog.String("path", r.URL.Path),
+					slog.String("route", route),
+					slog.String("user_id", note.userID),
 					slog.Int("status", status),
 					slog.Int("bytes", ww.BytesWritten()),
 					slog.Duration("duration", time.Since(start)),
@@ -133,6 +142,19 @@ func withAccessLog(logger *slog.Logger) func(http.Handler) http.Handler {
 			}()
 			next.ServeHTTP(ww, r)
 		})
+	}
+}
+
+// accessNote is what inner handlers tell the access log: the signed-in
+// caller's id (never a name, an email or any content).
+type accessNote struct{ userID string }
+
+type ctxAccessNote struct{}
+
+// noteUser tells the access log who the caller is.
+func noteUser(ctx context.Context, userID string) {
+	if note, ok := ctx.Value(ctxAccessNote{}).(*accessNote); ok {
+		note.userID = userID
 	}
 }
 
