@@ -11,6 +11,7 @@ import (
 
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/secure"
+	"github.com/medishare/medishare/internal/store/postgres"
 )
 
 // adminCommand runs `medishare admin create --email E --firstname F --lastname L [--password-file P]`.
@@ -177,49 +178,41 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 			previews++
 		}
 	}
-	messages := 0
-	for {
-		batch, err := app.store.MessagesNotUnder(ctx, app.texts.KeyID())
-		if err != nil {
-			return err
-		}
-		if len(batch) == 0 {
-			break
-		}
-		for _, m := range batch {
-			sealed, err := app.texts.Reseal(oldTexts, m.ID, m.Sealed)
-			if err != nil {
-				return fmt.Errorf("message %s: sealed by neither the old nor the current master key", m.ID)
-			}
-			if err := app.store.SetMessageSealed(ctx, m.ID, sealed); err != nil {
-				return err
-			}
-			messages++
-		}
+	messages, err := resealAll(ctx, app, oldTexts, "message", app.store.MessagesNotUnder, app.store.SetMessageSealed)
+	if err != nil {
+		return err
 	}
-	analyses := 0
-	for {
-		batch, err := app.store.AnalysesNotUnder(ctx, app.texts.KeyID())
-		if err != nil {
-			return err
-		}
-		if len(batch) == 0 {
-			break
-		}
-		for _, a := range batch {
-			sealed, err := app.texts.Reseal(oldTexts, a.ID, a.Sealed)
-			if err != nil {
-				return fmt.Errorf("analysis %s: sealed by neither the old nor the current master key", a.ID)
-			}
-			if err := app.store.SetAnalysisSealed(ctx, a.ID, sealed); err != nil {
-				return err
-			}
-			analyses++
-		}
+	analyses, err := resealAll(ctx, app, oldTexts, "analysis", app.store.AnalysesNotUnder, app.store.SetAnalysisSealed)
+	if err != nil {
+		return err
 	}
 	_, err = fmt.Fprintf(stdout, "re-wrapped %d file keys and %d preview keys, and re-sealed %d messages and %d analyses, under the current master key\n",
 		rotated, previews, messages, analyses)
 	return err
+}
+
+// resealAll re-seals, under the current master key, every sealed text that
+// list still finds under another (messages, analyses), a batch at a time;
+// what names the record kind in an error.
+func resealAll(ctx context.Context, app *app, old *secure.TextSealer, what string,
+	list func(context.Context, []byte) ([]postgres.SealedText, error), set func(context.Context, string, []byte) error) (int, error) {
+	done := 0
+	for {
+		batch, err := list(ctx, app.texts.KeyID())
+		if err != nil || len(batch) == 0 {
+			return done, err
+		}
+		for _, t := range batch {
+			sealed, err := app.texts.Reseal(old, t.ID, t.Sealed)
+			if err != nil {
+				return done, fmt.Errorf("%s %s: sealed by neither the old nor the current master key", what, t.ID)
+			}
+			if err := set(ctx, t.ID, sealed); err != nil {
+				return done, err
+			}
+			done++
+		}
+	}
 }
 
 // contentsCommand runs `medishare contents verify`: every stored file is

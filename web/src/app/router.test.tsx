@@ -1,7 +1,7 @@
 import { screen } from '@testing-library/react';
 import type MockAdapter from 'axios-mock-adapter';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { makeUser } from '@/test/fixtures';
+import { makeHealth, makeSettings, makeUser } from '@/test/fixtures';
 import { mockApi, renderRoute } from '@/test/render';
 
 let mock: MockAdapter;
@@ -88,27 +88,9 @@ describe('routes', () => {
   });
 
   it.each(ADMIN_PAGES)('%s shows "%s" to an admin', async (path, title) => {
-    mock.onGet('/admin/health').reply(200, {
-      data: {
-        version: 'dev',
-        startedAt: '2026-11-24T10:00:00Z',
-        database: { ok: true, latencyMs: 0.4 },
-        storage: { ok: true, kind: 'filesystem' },
-        mail: { ok: true, kind: 'log', queued: 0 },
-        auditChain: { ok: true, checked: 12 },
-      },
-    });
+    mock.onGet('/admin/health').reply(200, { data: makeHealth() });
     mock.onGet('/admin/activity').reply(200, { data: [] });
-    mock.onGet('/settings').reply(200, {
-      data: {
-        shareLifetimeDefaultHours: 24,
-        shareLifetimeMaxHours: 168,
-        registrationOpen: true,
-        providerApprovalRequired: false,
-        analysisProvider: 'builtin',
-        analysisProviders: ['builtin'],
-      },
-    });
+    mock.onGet('/settings').reply(200, { data: makeSettings() });
     mock.onGet('/roles').reply(200, { data: [] });
     mock.onGet('/roles/permissions').reply(200, { data: [] });
     renderAt(path, { token: 'tok', role: 'admin' });

@@ -1,3 +1,4 @@
+import type { Health } from '@/lib/health-api';
 import type { User } from '@/types/api';
 import type { MedicalImage } from '@/types/images';
 
@@ -68,5 +69,30 @@ export function pageOf<T>(data: T[], currentPage = 1, totalPages = data.length ?
       hasPrevPage: currentPage > 1,
       hasNextPage: currentPage < totalPages,
     },
+  };
+}
+
+/** `data` of GET /api/admin/health: everything up. */
+export function makeHealth(overrides: Partial<Health> = {}): Health {
+  return {
+    version: 'dev',
+    startedAt: '2026-11-24T10:00:00Z',
+    database: { ok: true, latencyMs: 0.4 },
+    storage: { ok: true, kind: 'filesystem' },
+    mail: { ok: true, kind: 'log', queued: 0 },
+    auditChain: { ok: true, checked: 12 },
+    ...overrides,
+  };
+}
+
+/** `data` of GET /api/settings: the defaults, the built-in analyser only. */
+export function makeSettings() {
+  return {
+    shareLifetimeDefaultHours: 24,
+    shareLifetimeMaxHours: 168,
+    registrationOpen: true,
+    providerApprovalRequired: false,
+    analysisProvider: 'builtin',
+    analysisProviders: ['builtin'],
   };
 }

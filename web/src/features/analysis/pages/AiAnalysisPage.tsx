@@ -70,7 +70,7 @@ function AnalysisOf({ imageId, image }: { imageId: string; image: ReactNode }) {
   return (
     <div className="analysis-layout">
       {image && <div className="analysis-image">{image}</div>}
-      <article className="analysis-card" aria-labelledby="analysis-title" aria-busy={running.isLoading}>
+      <article className="card analysis-card" aria-labelledby="analysis-title" aria-busy={running.isLoading}>
         <h2 id="analysis-title" className="visually-hidden">
           Analysis
         </h2>

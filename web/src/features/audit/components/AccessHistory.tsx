@@ -3,6 +3,7 @@ import { describeLoadError } from '@/lib/api-client';
 import { formatDateTime, fullName } from '@/lib/format';
 import { actionLabel, type AuditFilters, useListAuditQuery } from '../api';
 import '@/components/DataTable.css';
+import '@/components/Spinner.css';
 import '../audit.css';
 
 interface AccessHistoryListProps {
@@ -19,7 +20,7 @@ export function AccessHistoryList({ filters, limit, emptyText }: AccessHistoryLi
   if (isFetching && !data) {
     return (
       <p className="audit-state__loading" role="status">
-        <span className="audit-spinner" aria-hidden="true" /> Loading...
+        <span className="spinner__circle spinner__circle--small" aria-hidden="true" /> Loading...
       </p>
     );
   }
@@ -66,7 +67,7 @@ export function AccessHistoryModal({ imageId, caption, onClose }: { imageId: str
 /** A patient's "Access history" on /profile: the latest entries about any image about them. */
 export function AccessHistorySection() {
   return (
-    <section className="access-history-section" aria-labelledby="access-history-title">
+    <section className="card access-history-section" aria-labelledby="access-history-title">
       <h2 id="access-history-title">Access history</h2>
       <p className="access-history-section__note">Who opened, shared or changed your images, newest first.</p>
       <AccessHistoryList filters={{ about: 'images' }} limit={10} emptyText="Nobody has opened your images yet." />

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { makeUser } from '@/test/fixtures';
+import { makeHealth, makeUser } from '@/test/fixtures';
 import { mockApi, renderRoute } from '@/test/render';
 import type { AuditEntry } from '../api';
 
@@ -33,16 +33,7 @@ function page(data: AuditEntry[], totalItems = data.length, extra: object = {}) 
 
 beforeEach(() => {
   mock = mockApi();
-  mock.onGet('/admin/health').reply(200, {
-    data: {
-      version: 'dev',
-      startedAt: '2026-11-24T10:00:00Z',
-      database: { ok: true, latencyMs: 0.4 },
-      storage: { ok: true, kind: 'filesystem' },
-      mail: { ok: true, kind: 'log', queued: 0 },
-      auditChain: { ok: true, checked: 1234 },
-    },
-  });
+  mock.onGet('/admin/health').reply(200, { data: makeHealth({ auditChain: { ok: true, checked: 1234 } }) });
 });
 
 function auditRequests() {

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useAppSelector } from '@/app/hooks';
 import { ScrollRegion } from '@/components/ScrollRegion';
+import { TablePager } from '@/components/TablePager';
 import { describeLoadError, fieldErrorMap } from '@/lib/api-client';
 import { formatDateTime, fullName } from '@/lib/format';
 import { selectUser } from '@/lib/session';
@@ -9,6 +10,7 @@ import { ACTION_LABELS, actionLabel, type AuditFilters, useListAuditQuery } from
 import { AuditAdminTools } from '../components/AuditAdminTools';
 import '@/components/forms.css';
 import '@/components/DataTable.css';
+import '@/components/Spinner.css';
 import '../audit.css';
 
 /** product.md /audit-logs: rows per page 5, 10 or 20, 5 by default. */
@@ -43,7 +45,7 @@ export function AuditLogsPage() {
 
       {isAdmin && <AuditAdminTools filters={filters} />}
 
-      <section className="data-table" aria-labelledby="audit-title">
+      <section className="card data-table" aria-labelledby="audit-title">
         <h2 id="audit-title" className="visually-hidden">
           Entries
         </h2>
@@ -85,7 +87,7 @@ export function AuditLogsPage() {
         <div className="audit-state" aria-live="polite">
           {isFetching && (
             <p className="audit-state__loading">
-              <span className="audit-spinner" aria-hidden="true" /> Loading logs...
+              <span className="spinner__circle spinner__circle--small" aria-hidden="true" /> Loading logs...
             </p>
           )}
           {!isFetching && isError && (
@@ -136,31 +138,11 @@ export function AuditLogsPage() {
           </table>
         </ScrollRegion>
 
-        <div className="data-table__pager">
-          <label className="data-table__size">
-            Rows per page
-            <select className="field__control" value={limit} onChange={(event) => setLimit(Number(event.target.value))}>
-              {PAGE_SIZES.map((size) => (
-                <option key={size} value={size}>
-                  {size}
-                </option>
-              ))}
-            </select>
-          </label>
-          <p className="data-table__page">
-            Page {pagination?.currentPage ?? page} of {Math.max(1, pagination?.totalPages ?? 1)}
-            {pagination?.totalAtLeast ? '+' : ''} · {pagination?.totalItems ?? 0}
-            {pagination?.totalAtLeast ? '+' : ''} entries
-          </p>
-          <div className="data-table__nav">
-            <button type="button" className="btn btn--outline btn--small" disabled={isFetching || !pagination?.hasPrevPage} onClick={() => setPage(page - 1)}>
-              Previous
-            </button>
-            <button type="button" className="btn btn--outline btn--small" disabled={isFetching || !pagination?.hasNextPage} onClick={() => setPage(page + 1)}>
-              Next
-            </button>
-          </div>
-        </div>
+        <TablePager sizes={PAGE_SIZES} limit={limit} onLimit={setLimit} page={page} pagination={pagination} busy={isFetching} onPage={setPage}>
+          {' '}
+          · {pagination?.totalItems ?? 0}
+          {pagination?.totalAtLeast ? '+' : ''} entries
+        </TablePager>
       </section>
     </div>
   );

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { Modal } from '@/components/Modal';
+import { TablePager } from '@/components/TablePager';
 import { getErrorMessage } from '@/lib/api-client';
 import { fullName, roleLabel } from '@/lib/format';
 import { notifyError, notifySuccess } from '@/lib/notify';
@@ -52,8 +53,6 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
 
   const rows = data?.data ?? [];
   const pagination = data?.pagination;
-  const totalPages = Math.max(1, pagination?.totalPages ?? 1);
-  const currentPage = pagination?.currentPage ?? page;
   const selectedOnPage = rows.filter((row) => selected.has(row.id)).length;
   const allOnPage = rows.length > 0 && selectedOnPage === rows.length;
 
@@ -113,7 +112,7 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
   }
 
   return (
-    <section className="data-table" aria-labelledby="users-title">
+    <section className="card data-table" aria-labelledby="users-title">
       <div className="data-table__header">
         <h2 id="users-title" className="data-table__title">
           Users
@@ -227,47 +226,18 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
         </table>
       </div>
 
-      <div className="data-table__pager">
-        <label className="data-table__size">
-          Rows per page
-          <select
-            className="field__control"
-            value={limit}
-            onChange={(event) => {
-              setLimit(Number(event.target.value));
-              setPage(1);
-            }}
-          >
-            {PAGE_SIZES.map((size) => (
-              <option key={size} value={size}>
-                {size}
-              </option>
-            ))}
-          </select>
-        </label>
-        <p className="data-table__page">
-          Page {currentPage} of {totalPages}
-          {pagination?.totalAtLeast ? '+' : ''}
-        </p>
-        <div className="data-table__nav">
-          <button
-            type="button"
-            className="btn btn--outline btn--small"
-            disabled={loading || !pagination?.hasPrevPage}
-            onClick={() => setPage(currentPage - 1)}
-          >
-            Previous
-          </button>
-          <button
-            type="button"
-            className="btn btn--outline btn--small"
-            disabled={loading || !pagination?.hasNextPage}
-            onClick={() => setPage(currentPage + 1)}
-          >
-            Next
-          </button>
-        </div>
-      </div>
+      <TablePager
+        sizes={PAGE_SIZES}
+        limit={limit}
+        onLimit={(size) => {
+          setLimit(size);
+          setPage(1);
+        }}
+        page={page}
+        pagination={pagination}
+        busy={loading}
+        onPage={setPage}
+      />
 
       {toDelete && (
         <Modal

@@ -2,7 +2,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { makeUser } from '@/test/fixtures';
+import { makeHealth, makeUser } from '@/test/fixtures';
 import { mockApi, renderRoute } from '@/test/render';
 
 // jsdom draws no canvas: the chart is replaced, the figures are read from the table.
@@ -13,14 +13,14 @@ let mock: MockAdapter;
 beforeEach(() => {
   mock = mockApi();
   mock.onGet('/admin/health').reply(200, {
-    data: {
+    data: makeHealth({
       version: '1.4.0',
       startedAt: '2026-11-24T05:00:00Z',
       database: { ok: true, latencyMs: 0.42 },
       storage: { ok: false, kind: 's3' },
       mail: { ok: true, kind: 'smtp', queued: 3 },
       auditChain: { ok: true, checked: 1500 },
-    },
+    }),
   });
   mock.onGet('/admin/activity').reply(200, {
     data: [

@@ -21,7 +21,7 @@ export function AdminDashboardPage() {
     <div className="dashboard">
       <title>Admin Dashboard · MediShare</title>
       <h1 className="page-title">Secure Medical Image Sharing Dashboard</h1>
-      <div className="admin-panels">
+      <div className="card admin-panels">
         <HealthPanel />
         <ActivityPanel />
       </div>
@@ -36,7 +36,7 @@ function Badge({ ok, down = 'Down' }: { ok: boolean; down?: string }) {
 function HealthPanel() {
   const { data: health, error, isError, isLoading } = useGetHealthQuery(undefined, { pollingInterval: 30_000 });
   return (
-    <section className="admin-panel" aria-labelledby="health-title">
+    <section className="card admin-panel" aria-labelledby="health-title">
       <h2 id="health-title">System health</h2>
       {isLoading && <Spinner label="Checking the system…" />}
       {isError && !health && (
@@ -90,7 +90,7 @@ function HealthPanel() {
 function ActivityPanel() {
   const { data: days, error, isError, isLoading } = useGetActivityQuery(DAYS);
   return (
-    <section className="admin-panel admin-panel--wide" aria-labelledby="activity-title">
+    <section className="card admin-panel admin-panel--wide" aria-labelledby="activity-title">
       <h2 id="activity-title">Activity over the last 14 days</h2>
       {isLoading && <Spinner label="Loading the activity…" />}
       {isError && !days && (

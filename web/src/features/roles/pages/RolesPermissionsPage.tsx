@@ -27,7 +27,7 @@ export function RolesPermissionsPage() {
       {roleList && permissionList && (
         <>
           <div className="roles-lists">
-            <section className="roles-card" aria-labelledby="roles-title">
+            <section className="card roles-card" aria-labelledby="roles-title">
               <h2 id="roles-title">Roles</h2>
               <ul className="roles-list">
                 {roleList.map((role) => (
@@ -37,7 +37,7 @@ export function RolesPermissionsPage() {
                 ))}
               </ul>
             </section>
-            <section className="roles-card" aria-labelledby="permissions-title">
+            <section className="card roles-card" aria-labelledby="permissions-title">
               <h2 id="permissions-title">Permissions</h2>
               <ul className="roles-list">
                 {permissionList.map((permission) => (
@@ -49,7 +49,7 @@ export function RolesPermissionsPage() {
               </ul>
             </section>
           </div>
-          <section className="data-table" aria-labelledby="matrix-title">
+          <section className="card data-table" aria-labelledby="matrix-title">
             <h2 id="matrix-title" className="data-table__title">
               Which role holds which permission
             </h2>

@@ -2,19 +2,12 @@ import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { makeUser } from '@/test/fixtures';
+import { makeSettings, makeUser } from '@/test/fixtures';
 import { mockApi, renderRoute } from '@/test/render';
 
 let mock: MockAdapter;
 const admin = makeUser({ role: 'admin' });
-const saved = {
-  shareLifetimeDefaultHours: 24,
-  shareLifetimeMaxHours: 168,
-  registrationOpen: true,
-  providerApprovalRequired: false,
-  analysisProvider: 'builtin',
-  analysisProviders: ['builtin'],
-};
+const saved = makeSettings();
 
 beforeEach(() => {
   mock = mockApi();

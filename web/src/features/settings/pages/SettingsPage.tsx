@@ -73,36 +73,24 @@ function SettingsForm({ saved }: { saved: SettingsData }) {
   }
 
   return (
-    <form className="settings-form" onSubmit={(event) => void onSubmit(event)} noValidate aria-busy={saving}>
+    <form className="card settings-form" onSubmit={(event) => void onSubmit(event)} noValidate aria-busy={saving}>
       <fieldset>
         <legend>Sharing</legend>
-        <TextField
+        <HoursField
           id="share-default"
           label="Default share lifetime (hours)"
-          type="number"
-          inputMode="numeric"
-          min={1}
-          max={MAX_HOURS}
-          step={1}
-          required
           hint={`How long a share lasts when the sharer does not choose: 1 to ${MAX_HOURS} hours, at most the maximum.`}
           value={draft.shareLifetimeDefaultHours}
           error={errors.shareLifetimeDefaultHours}
-          onChange={(event) => set('shareLifetimeDefaultHours', event.target.value)}
+          onChange={(value) => set('shareLifetimeDefaultHours', value)}
         />
-        <TextField
+        <HoursField
           id="share-max"
           label="Maximum share lifetime (hours)"
-          type="number"
-          inputMode="numeric"
-          min={1}
-          max={MAX_HOURS}
-          step={1}
-          required
           hint={`The longest a sharer may choose: 1 to ${MAX_HOURS} hours (30 days).`}
           value={draft.shareLifetimeMaxHours}
           error={errors.shareLifetimeMaxHours}
-          onChange={(event) => set('shareLifetimeMaxHours', event.target.value)}
+          onChange={(value) => set('shareLifetimeMaxHours', value)}
         />
       </fieldset>
       <fieldset>
@@ -154,5 +142,30 @@ function SettingsForm({ saved }: { saved: SettingsData }) {
         </button>
       </div>
     </form>
+  );
+}
+
+interface HoursFieldProps {
+  id: string;
+  label: string;
+  hint: string;
+  value: string;
+  error?: string;
+  onChange: (value: string) => void;
+}
+
+/** A whole number of hours, 1 to MAX_HOURS. */
+function HoursField({ onChange, ...field }: HoursFieldProps) {
+  return (
+    <TextField
+      {...field}
+      type="number"
+      inputMode="numeric"
+      min={1}
+      max={MAX_HOURS}
+      step={1}
+      required
+      onChange={(event) => onChange(event.target.value)}
+    />
   );
 }
