@@ -105,6 +105,9 @@ func newAuditQuery(scope domain.AuditScope, f domain.AuditFilter, actors []uuid.
 		q.order = "v.entry_id DESC"
 		user, kinds := q.arg(optionalID(scope.UserID)), q.arg(scope.Kinds)
 		q.where = append(q.where, "v.user_id = "+user, "v.kind = ANY("+kinds+")")
+		if f.AboutImages { // sign-ins are never about images: skip them by the index without them
+			q.where = append(q.where, "v.kind <> 'signin'")
+		}
 		if f.Search != "" {
 			q.where = append(q.where, q.searchFilter(f.Search))
 		}
