@@ -186,8 +186,12 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "re-wrapped %d file keys and %d preview keys, and re-sealed %d messages and %d analyses, under the current master key\n",
-		rotated, previews, messages, analyses)
+	mails, err := resealAll(ctx, app, oldTexts, "queued mail", app.store.MailNotUnder, app.store.SetMailSealed)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "re-wrapped %d file keys and %d preview keys, and re-sealed %d messages, %d analyses and %d queued mails, under the current master key\n",
+		rotated, previews, messages, analyses, mails)
 	return err
 }
 

@@ -14,7 +14,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/medishare/medishare/internal/testutil/apptest"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
 )
 
@@ -33,6 +35,9 @@ func TestKeyRotation(t *testing.T) {
 	env := devEnv(t, pgtest.NewDatabase(t))
 	oldKey, newKey := newMasterKey(t), newMasterKey(t)
 	env["MEDISHARE_MASTER_KEY"] = oldKey
+	// A relay that hangs, so a mail is still queued at the rotation.
+	holePort, connected := blackHole(t)
+	env["SMTP_HOST"], env["SMTP_PORT"], env["SMTP_TLS"] = "127.0.0.1", fmt.Sprint(holePort), "none"
 	base := "http://" + env["MEDISHARE_ADDR"]
 	cmd := startProgram(t, env, io.Discard)
 	waitStatus(t, base+"/readyz", http.StatusOK)
@@ -82,6 +87,15 @@ func TestKeyRotation(t *testing.T) {
 	if status, _ := apiJSON(t, "POST", base+"/api/message/send", token, map[string]string{"recipientId": patientID, "content": text}); status != http.StatusCreated {
 		t.Fatalf("send: %d", status)
 	}
+	patient := readDemoAccount(t, env, "patient")
+	if status, _ := apiJSON(t, "POST", base+"/api/auth/forgot-password", "", map[string]string{"email": patient.Email}); status != http.StatusOK {
+		t.Fatalf("forgot-password: %d", status)
+	}
+	select {
+	case <-connected:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the reset mail was never sent")
+	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -95,17 +109,20 @@ func TestKeyRotation(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"keys", "rotate", "--old-key-file", oldFile}, getenv, &out, &out); err != nil ||
-		!strings.Contains(out.String(), "re-wrapped 2 file keys and 1 preview keys, and re-sealed 1 messages and 1 analyses") {
+		!strings.Contains(out.String(), "re-wrapped 2 file keys and 1 preview keys, and re-sealed 1 messages, 1 analyses and 1 queued mails") {
 		t.Fatalf("rotate: %v %s", err, out.String())
 	}
 	out.Reset()
 	if err := run(context.Background(), []string{"keys", "rotate", "--old-key-file", oldFile}, getenv, &out, &out); err != nil ||
-		!strings.Contains(out.String(), "re-wrapped 0 file keys and 0 preview keys, and re-sealed 0 messages and 0 analyses") {
+		!strings.Contains(out.String(), "re-wrapped 0 file keys and 0 preview keys, and re-sealed 0 messages, 0 analyses and 0 queued mails") {
 		t.Fatalf("second rotate: %v %s", err, out.String())
 	}
 
+	box := apptest.StartMailbox(t)
+	env["SMTP_PORT"] = fmt.Sprint(box.Port())
 	startProgram(t, env, io.Discard)
 	waitStatus(t, base+"/readyz", http.StatusOK)
+	box.Wait(t, patient.Email, "Your MediShare password reset code") // opened under the new key
 	token, _ = signInDemoProvider(t, env, base)
 	req, _ = http.NewRequest("GET", fmt.Sprintf("%s/api/upload/image/%s/content", base, up.Data.ID), nil)
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -142,7 +159,9 @@ func apiJSON(t testing.TB, method, url, token string, body any) (int, string) {
 		r = bytes.NewReader(b)
 	}
 	req, _ := http.NewRequest(method, url, r)
-	req.Header.Set("Authorization", "Bearer "+token)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -53,7 +53,13 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 	go collectOrphans(ctx, a)
 	go scrubContents(ctx, a)
 	// Message events from every instance, for the streams open on this one.
-	go a.db.Listen(ctx, logger, a.services.Messages.Deliver, a.services.Messages.Resync)
+	go a.db.Listen(ctx, logger, a.services.Deliver, a.services.Resync)
+	// Mail is sent until the requests have drained (they may queue more),
+	// and a delivery under way is finished before the process exits.
+	sending, stopSending := context.WithCancel(context.WithoutCancel(ctx))
+	outboxDone := make(chan struct{})
+	go func() { a.services.Outbox.Run(sending); close(outboxDone) }()
+	defer func() { stopSending(); <-outboxDone }()
 
 	readiness := httpapi.NewReadiness(
 		httpapi.Check{Name: "database", Ping: a.db.Ping},
@@ -61,7 +67,7 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 	)
 	var metrics *httpapi.Metrics
 	if cfg.MetricsAddr != "" {
-		metrics = httpapi.NewMetrics(poolMetrics(a.db)...)
+		metrics = httpapi.NewMetrics(append(poolMetrics(a.db), serviceMetrics(a)...)...)
 		stop, err := serveMetrics(cfg.MetricsAddr, metrics, logger)
 		if err != nil {
 			return err

@@ -126,18 +126,24 @@ func signInDemoProvider(t testing.TB, env map[string]string, base string) (strin
 	return token, patientID
 }
 
-// signInDemo signs the demo account of role in and returns its token and id.
-func signInDemo(t testing.TB, env map[string]string, base, role string) (string, string) {
+// readDemoAccount reads the demo account of role from the server's data folder.
+func readDemoAccount(t testing.TB, env map[string]string, role string) demoAccount {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(env["MEDISHARE_DATA_DIR"], "demo-accounts.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var accounts map[string]struct{ Email, Password string }
+	var accounts map[string]demoAccount
 	if err := json.Unmarshal(b, &accounts); err != nil {
 		t.Fatal(err)
 	}
-	a := accounts[role]
+	return accounts[role]
+}
+
+// signInDemo signs the demo account of role in and returns its token and id.
+func signInDemo(t testing.TB, env map[string]string, base, role string) (string, string) {
+	t.Helper()
+	a := readDemoAccount(t, env, role)
 	resp, err := http.Post(base+"/api/auth/login", "application/json",
 		strings.NewReader(fmt.Sprintf(`{"email":%q,"password":%q}`, a.Email, a.Password)))
 	if err != nil {

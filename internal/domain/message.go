@@ -34,3 +34,12 @@ type Chat struct {
 	Last   Message
 	Unread int
 }
+
+// QueuedMail is one mail of the outbox, sealed: recipient, subject and text
+// hold live codes and never rest in the database readable.
+type QueuedMail struct {
+	ID        string
+	Sealed    []byte
+	Attempts  int
+	CreatedAt time.Time
+}

@@ -107,9 +107,7 @@ func TestCodeRequestsTakeTheSameWork(t *testing.T) {
 			mails := app.Mailbox.Count(tt.email, tt.subject)
 			app.Services.Background.Release()
 			app.Services.Background.Wait()
-			if app.Mailbox.Count(tt.email, tt.subject) != mails+1 {
-				t.Fatalf("no mail %q after the background work", tt.subject)
-			}
+			app.Mailbox.WaitCount(t, tt.email, tt.subject, mails+1)
 		})
 	}
 }

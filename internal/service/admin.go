@@ -91,7 +91,7 @@ func (s *AdminService) Health(ctx context.Context, p *domain.Principal, meta dom
 		h.Database.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
 	}
 	h.Storage.OK, h.Storage.Kind = ping(ctx, s.system.PingStorage), s.system.StorageKind
-	h.Mail.Queued, h.Mail.OK = s.outbox.State()
+	h.Mail.Queued, h.Mail.OK, _ = s.outbox.State(ctx) // the database's state is reported above
 	h.Mail.Kind = s.system.MailKind
 	chain := s.checkChain(ctx)
 	h.AuditChain.OK, h.AuditChain.Checked = chain.OK, chain.Checked

@@ -4,10 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/medishare/medishare/internal/mail"
 )
 
 // maxBackground bounds the work waiting to run after its response: past it,
@@ -78,35 +75,4 @@ func (b *Background) Release() {
 	for _, run := range held {
 		go run()
 	}
-}
-
-// Outbox sends mail in the background, so a slow or failing relay neither
-// delays answers nor reveals, by timing, whether an account exists (S2).
-type Outbox struct {
-	mailer     mail.Mailer
-	background *Background
-	queued     atomic.Int64 // mails waiting or being sent
-	lastFailed atomic.Bool  // whether the last mail sent failed
-}
-
-// NewOutbox returns an outbox over mailer.
-func NewOutbox(mailer mail.Mailer, background *Background) *Outbox {
-	return &Outbox{mailer: mailer, background: background}
-}
-
-// Send queues one message.
-func (o *Outbox) Send(m mail.Message) {
-	o.queued.Add(1)
-	o.background.Go("mail: "+m.Subject, func(ctx context.Context) error {
-		defer o.queued.Add(-1)
-		err := o.mailer.Send(ctx, m)
-		o.lastFailed.Store(err != nil)
-		return err
-	})
-}
-
-// State says how many mails wait to be sent, and whether the last one sent
-// went out (true before any was sent).
-func (o *Outbox) State() (queued int, ok bool) {
-	return int(o.queued.Load()), !o.lastFailed.Load()
 }

@@ -142,6 +142,13 @@ func (s *MessageService) Subscribe(p *domain.Principal) (*Subscription, error) {
 	return s.hub.add(p.User.ID)
 }
 
+// OpenStreams is how many message streams are open on this instance.
+func (s *MessageService) OpenStreams() int {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	return s.hub.total
+}
+
 // Deliver hands a notification from the events channel (from any
 // instance) to the streams it concerns on this one.
 func (s *MessageService) Deliver(payload string) {

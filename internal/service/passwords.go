@@ -53,21 +53,19 @@ func (s *PasswordService) mailResetCode(ctx context.Context, email string, meta 
 		return notFound(err, nil)
 	}
 	code, link := secure.RandomDigits(6), secure.RandomToken(32)
-	err = s.store.InTx(ctx, func(ctx context.Context) error {
+	return s.store.InTx(ctx, func(ctx context.Context) error {
 		if err := s.codes.issue(ctx, user.ID, purposeReset, code); err != nil {
 			return err
 		}
 		if err := s.store.ReplaceCode(ctx, user.ID, purposeResetLink, s.secrets.TokenHash(link), s.now().Add(codeTTL)); err != nil {
 			return err
 		}
+		if err := s.outbox.Queue(ctx, s.templates.ResetCode(email, mailName(user), code, link)); err != nil {
+			return err
+		}
 		return record(ctx, s.store, meta, Event{Actor: user.ID, Action: domain.ActionCodeRequest, Table: domain.TableUsers,
 			RecordID: user.ID, Success: true, Reason: "password reset"})
 	})
-	if err != nil {
-		return err
-	}
-	s.outbox.Send(s.templates.ResetCode(email, mailName(user), code, link))
-	return nil
 }
 
 // PasswordReset is one of the two forms of POST /api/auth/reset-password:
@@ -82,58 +80,49 @@ func (s *PasswordService) ResetPassword(ctx context.Context, in PasswordReset, m
 	if in.Token == "" && !isDigits(in.Code, 6) {
 		return domain.ValidationError("Please enter a valid 6-digit OTP.", domain.FieldError{Field: "otp", Message: "must be 6 digits"})
 	}
-	var user domain.User
-	var err error
 	if in.Token != "" {
-		user, err = s.resetWithLink(ctx, in, meta)
-	} else {
-		user, err = s.resetWithCode(ctx, in, meta)
+		return s.resetWithLink(ctx, in, meta)
 	}
-	if err != nil {
-		return err
-	}
-	s.outbox.Send(s.templates.PasswordChanged(user.Email, mailName(user)))
-	return nil
+	return s.resetWithCode(ctx, in, meta)
 }
 
-func (s *PasswordService) resetWithCode(ctx context.Context, in PasswordReset, meta domain.RequestMeta) (domain.User, error) {
+func (s *PasswordService) resetWithCode(ctx context.Context, in PasswordReset, meta domain.RequestMeta) error {
 	email, _ := normalizeEmail(in.Email)
 	user, _, err := s.store.UserByEmail(ctx, email)
 	if domain.ErrorKind(err) == domain.ENOTFOUND || (err == nil && !user.Active) {
-		return domain.User{}, errBadCode
+		return errBadCode
 	} else if err != nil {
-		return domain.User{}, err
+		return err
 	}
 	hash, err := s.newPasswordHash(ctx, in.NewPassword, user)
 	if err != nil {
-		return domain.User{}, err
+		return err
 	}
-	return user, s.codes.spend(ctx, user, purposeReset, in.Code, meta, domain.ActionPasswordReset, func(ctx context.Context) error {
-		return s.setPassword(ctx, user.ID, hash, "", "password reset")
+	return s.codes.spend(ctx, user, purposeReset, in.Code, meta, domain.ActionPasswordReset, func(ctx context.Context) error {
+		return s.setPassword(ctx, user, hash, "", "password reset")
 	})
 }
 
-func (s *PasswordService) resetWithLink(ctx context.Context, in PasswordReset, meta domain.RequestMeta) (domain.User, error) {
-	var user domain.User
-	err := s.store.InTx(ctx, func(ctx context.Context) error {
+func (s *PasswordService) resetWithLink(ctx context.Context, in PasswordReset, meta domain.RequestMeta) error {
+	return s.store.InTx(ctx, func(ctx context.Context) error {
 		userID, err := s.store.UseLinkToken(ctx, s.secrets.TokenHash(in.Token))
 		if err != nil {
 			return notFound(err, domain.Errorf(domain.EINVALID, "This reset link is invalid or has expired. Please request a new one."))
 		}
-		if user, err = s.store.UserByID(ctx, userID); err != nil {
+		user, err := s.store.UserByID(ctx, userID)
+		if err != nil {
 			return err
 		}
 		hash, err := s.newPasswordHash(ctx, in.NewPassword, user)
 		if err != nil {
 			return err
 		}
-		if err := s.setPassword(ctx, user.ID, hash, "", "password reset"); err != nil {
+		if err := s.setPassword(ctx, user, hash, "", "password reset"); err != nil {
 			return err
 		}
 		return record(ctx, s.store, meta, Event{Actor: user.ID, Action: domain.ActionPasswordReset, Table: domain.TableUsers,
 			RecordID: user.ID, Success: true, Reason: "reset link"})
 	})
-	return user, err
 }
 
 func (s *PasswordService) newPasswordHash(ctx context.Context, password string, user domain.User) (string, error) {
@@ -143,16 +132,19 @@ func (s *PasswordService) newPasswordHash(ctx context.Context, password string, 
 	return s.passwords.Hash(ctx, password)
 }
 
-// setPassword stores a hash, voids outstanding reset codes and ends every
-// session but keep (S5).
-func (s *PasswordService) setPassword(ctx context.Context, userID, hash, keepSessionID, reason string) error {
-	if err := s.store.SetPassword(ctx, userID, hash); err != nil {
+// setPassword stores a hash, voids outstanding reset codes, ends every
+// session but keep (S5) and tells the owner by mail, in ctx's transaction.
+func (s *PasswordService) setPassword(ctx context.Context, user domain.User, hash, keepSessionID, reason string) error {
+	if err := s.store.SetPassword(ctx, user.ID, hash); err != nil {
 		return err
 	}
-	if err := s.store.VoidCodes(ctx, userID, purposeReset, purposeResetLink); err != nil {
+	if err := s.store.VoidCodes(ctx, user.ID, purposeReset, purposeResetLink); err != nil {
 		return err
 	}
-	return s.store.RevokeUserSessions(ctx, userID, keepSessionID, reason)
+	if err := s.store.RevokeUserSessions(ctx, user.ID, keepSessionID, reason); err != nil {
+		return err
+	}
+	return s.outbox.Queue(ctx, s.templates.PasswordChanged(user.Email, mailName(user)))
 }
 
 // ChangePassword replaces the caller's password after checking the current
@@ -167,18 +159,13 @@ func (s *PasswordService) ChangePassword(ctx context.Context, p *domain.Principa
 	if err != nil {
 		return err
 	}
-	err = s.store.InTx(ctx, func(ctx context.Context) error {
-		if err := s.setPassword(ctx, p.User.ID, hash, p.SessionID, "password change"); err != nil {
+	return s.store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.setPassword(ctx, p.User, hash, p.SessionID, "password change"); err != nil {
 			return err
 		}
 		event.Success = true
 		return record(ctx, s.store, meta, event)
 	})
-	if err != nil {
-		return err
-	}
-	s.outbox.Send(s.templates.PasswordChanged(p.User.Email, mailName(p.User)))
-	return nil
 }
 
 // passwordChecker is what checkOwnPassword needs.

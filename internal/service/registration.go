@@ -110,6 +110,9 @@ func (s *RegistrationService) Register(ctx context.Context, in Registration, met
 		if awaiting {
 			reason += ", awaiting approval"
 		}
+		if err := s.outbox.Queue(ctx, s.templates.ConfirmationCode(email, code)); err != nil {
+			return err
+		}
 		return record(ctx, s.store, meta, Event{Actor: user.ID, Action: domain.ActionRegister, Table: domain.TableUsers,
 			RecordID: user.ID, Success: true, Reason: reason})
 	})
@@ -123,7 +126,6 @@ func (s *RegistrationService) Register(ctx context.Context, in Registration, met
 	if err != nil {
 		return "", err
 	}
-	s.outbox.Send(s.templates.ConfirmationCode(email, code))
 	return email, nil
 }
 
@@ -160,11 +162,15 @@ func (s *RegistrationService) noticeRegistrationAttempt(ctx context.Context, ema
 		return err
 	}
 	reason := "email already registered"
-	if hits == 1 {
-		s.outbox.Send(s.templates.RegistrationAttempt(email))
-		reason += "; owner notified"
-	}
-	return record(ctx, s.store, meta, Event{Action: domain.ActionRegister, Table: domain.TableUsers, Reason: reason})
+	return s.store.InTx(ctx, func(ctx context.Context) error {
+		if hits == 1 {
+			if err := s.outbox.Queue(ctx, s.templates.RegistrationAttempt(email)); err != nil {
+				return err
+			}
+			reason += "; owner notified"
+		}
+		return record(ctx, s.store, meta, Event{Action: domain.ActionRegister, Table: domain.TableUsers, Reason: reason})
+	})
 }
 
 func usernameTaken() error {
@@ -207,18 +213,16 @@ func (s *RegistrationService) mailConfirmationCode(ctx context.Context, email st
 		return notFound(err, nil)
 	}
 	code := secure.RandomDigits(4)
-	err = s.store.InTx(ctx, func(ctx context.Context) error {
+	return s.store.InTx(ctx, func(ctx context.Context) error {
 		if err := s.codes.issue(ctx, user.ID, purposeConfirm, code); err != nil {
+			return err
+		}
+		if err := s.outbox.Queue(ctx, s.templates.ConfirmationCode(email, code)); err != nil {
 			return err
 		}
 		return record(ctx, s.store, meta, Event{Actor: user.ID, Action: domain.ActionCodeRequest, Table: domain.TableUsers,
 			RecordID: user.ID, Success: true, Reason: "confirmation code"})
 	})
-	if err != nil {
-		return err
-	}
-	s.outbox.Send(s.templates.ConfirmationCode(email, code))
-	return nil
 }
 
 // CreateAccount makes a confirmed account directly (the admin command and the

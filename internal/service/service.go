@@ -5,6 +5,7 @@ package service
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/medishare/medishare/internal/domain"
@@ -52,8 +53,20 @@ func (e Event) entry(meta domain.RequestMeta) domain.AuditEntry {
 
 // record appends the audit entry of an event.
 func record(ctx context.Context, w AuditWriter, meta domain.RequestMeta, e Event) error {
-	return w.AppendAudit(ctx, e.entry(meta))
+	err := w.AppendAudit(ctx, e.entry(meta))
+	if err != nil {
+		auditWriteFailures.Add(1)
+	}
+	return err
 }
+
+// auditWriteFailures counts audit entries that could not be written, in
+// the whole process (an operator's alarm: S18 wants every access recorded).
+var auditWriteFailures atomic.Int64
+
+// AuditWriteFailures is how many audit entries could not be written since
+// the process started.
+func AuditWriteFailures() int64 { return auditWriteFailures.Load() }
 
 // refuse records a refused access (one entry per refusal, S18) and returns
 // err, the answer the caller gets. A failure to write the entry does not

@@ -23,6 +23,7 @@ type Store interface {
 	SettingsStore
 	AdminStore
 	AnalysisStore
+	OutboxStore
 }
 
 // Config is what the services are built from.
@@ -67,13 +68,15 @@ type Services struct {
 	Tokens       *Tokens
 	// Background runs work after responses; Wait for it before exiting.
 	Background *Background
-	Now        Clock
+	// Outbox sends queued mail; Run it for as long as the server runs.
+	Outbox *Outbox
+	Now    Clock
 }
 
 // New wires the services.
 func New(c Config) *Services {
 	background := NewBackground(c.Logger)
-	outbox := NewOutbox(c.Mailer, background)
+	outbox := NewOutbox(c.Store, c.Texts, c.Mailer, c.Logger)
 	tokens := NewTokens(c.TokenSecret, c.Issuer, c.Now)
 	links := NewLinks(c.LinkKey, c.Now)
 	images := NewImageService(c.Store, c.Blobs, c.Keys, c.Logger, c.Now, c.Previews)
@@ -92,6 +95,24 @@ func New(c Config) *Services {
 		Links:        links,
 		Tokens:       tokens,
 		Background:   background,
+		Outbox:       outbox,
 		Now:          c.Now,
 	}
+}
+
+// Deliver hands a notification from the events channel (from any instance)
+// to what it concerns on this one: queued mail or message streams.
+func (s *Services) Deliver(payload string) {
+	if payload == mailNotice {
+		s.Outbox.Wake()
+		return
+	}
+	s.Messages.Deliver(payload)
+}
+
+// Resync tells this instance's listeners that notifications may have been
+// missed while the events connection was down.
+func (s *Services) Resync() {
+	s.Outbox.Wake()
+	s.Messages.Resync()
 }

@@ -121,14 +121,16 @@ func (s *SharingService) Share(ctx context.Context, p *domain.Principal, req Sha
 				return err
 			}
 		}
+		sharer := strings.TrimSpace(p.User.Firstname + " " + p.User.Lastname)
+		if err := s.outbox.Queue(ctx, s.templates.ShareCode(recipient.Email, mailName(recipient), sharer, sh.ID, code, sh.ExpiresAt)); err != nil {
+			return err
+		}
 		return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionShare, Table: domain.TableShares, RecordID: sh.ID,
 			Success: true, Reason: fmt.Sprintf("image %s with user %s for %d hours", im.ID, recipient.ID, hours)})
 	})
 	if err != nil {
 		return domain.Share{}, err
 	}
-	sharer := strings.TrimSpace(p.User.Firstname + " " + p.User.Lastname)
-	s.outbox.Send(s.templates.ShareCode(recipient.Email, mailName(recipient), sharer, sh.ID, code, sh.ExpiresAt))
 	return sh, nil
 }
 

@@ -126,18 +126,21 @@ func (c *Clock) Shift(d time.Duration) {
 // providers it is configured with besides the built-in one.
 func New(t testing.TB, analyzers ...analysis.Analyzer) *App {
 	t.Helper()
-	return start(t, pgtest.NewDatabase(t), t.TempDir(), analyzers...)
+	return start(t, pgtest.NewDatabase(t), t.TempDir(), nil, analyzers...)
 }
 
 // Twin starts a second server instance on a's database and contents, as a
 // deployment with several instances runs: its own pool, listener, clock,
-// mailbox and in-memory state.
+// and in-memory state, and the same mail relay (either instance may send
+// a mail the other queued).
 func (a *App) Twin(t testing.TB) *App {
 	t.Helper()
-	return start(t, a.dbURL, a.BlobDir)
+	return start(t, a.dbURL, a.BlobDir, a.Mailbox)
 }
 
-func start(t testing.TB, dbURL, blobDir string, analyzers ...analysis.Analyzer) *App {
+// start runs an instance on dbURL and blobDir, relaying mail to box (a
+// new one when nil).
+func start(t testing.TB, dbURL, blobDir string, box *Mailbox, analyzers ...analysis.Analyzer) *App {
 	t.Helper()
 	ctx := context.Background()
 	db, err := postgres.Open(ctx, dbURL, postgres.PoolOptions{MaxConns: 20, StatementTimeout: 30 * time.Second})
@@ -145,7 +148,9 @@ func start(t testing.TB, dbURL, blobDir string, analyzers ...analysis.Analyzer) 
 		t.Fatal(err)
 	}
 	t.Cleanup(db.Close)
-	box := startMailbox(t)
+	if box == nil {
+		box = StartMailbox(t)
+	}
 	mailer, err := mail.NewSMTP(mail.SMTPConfig{Host: "127.0.0.1", Port: box.port, From: "MediShare <no-reply@medishare.test>", TLS: "none"})
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +188,11 @@ func start(t testing.TB, dbURL, blobDir string, analyzers ...analysis.Analyzer) 
 	t.Cleanup(services.Background.Wait)
 	listening, stopListening := context.WithCancel(context.Background())
 	t.Cleanup(stopListening)
-	go db.Listen(listening, logger, services.Messages.Deliver, services.Messages.Resync)
+	go db.Listen(listening, logger, services.Deliver, services.Resync)
+	sending, stopSending := context.WithCancel(context.Background())
+	outboxDone := make(chan struct{})
+	go func() { services.Outbox.Run(sending); close(outboxDone) }()
+	t.Cleanup(func() { stopSending(); <-outboxDone })
 	metrics := httpapi.NewMetrics()
 	router := httpapi.NewRouter(httpapi.Deps{
 		Logger: logger, Readiness: httpapi.NewReadiness(), WebApp: fstest.MapFS{}, PublicURL: "http://medishare.test",
@@ -448,7 +457,11 @@ type Mail struct {
 	Data string
 }
 
-func startMailbox(t testing.TB) *Mailbox {
+// Port is where the mailbox listens on 127.0.0.1.
+func (b *Mailbox) Port() int { return b.port }
+
+// StartMailbox runs an SMTP server that keeps what it receives, until the test ends.
+func StartMailbox(t testing.TB) *Mailbox {
 	box := &Mailbox{}
 	s := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &mailSession{box: box}, nil }))
 	s.Domain = "localhost"
@@ -546,6 +559,19 @@ func (b *Mailbox) Wait(t testing.TB, to, subject string) Mail {
 	}
 	t.Fatalf("no mail to %s with %q", to, subject)
 	return Mail{}
+}
+
+// WaitCount waits up to ten seconds for n messages to an address whose
+// text contains subject.
+func (b *Mailbox) WaitCount(t testing.TB, to, subject string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for b.Count(to, subject) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d mails to %s with %q, want %d", b.Count(to, subject), to, subject, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // Code returns the first group of pattern in the newest matching message.

@@ -104,6 +104,14 @@ type ImageCount struct {
 	Images     int64
 }
 
+type MailOutbox struct {
+	ID            uuid.UUID
+	Sealed        []byte
+	Attempts      int32
+	NextAttemptAt time.Time
+	CreatedAt     time.Time
+}
+
 type Message struct {
 	Seq         int64
 	ID          uuid.UUID
