@@ -28,6 +28,7 @@ type app struct {
 	blobs    blobStore
 	keys     *secure.Envelope
 	texts    *secure.TextSealer
+	previews *medimg.Previewer
 }
 
 // blobStore is the content store with its health check.
@@ -94,17 +95,18 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 	}
 
 	store := postgres.NewStore(db)
+	previews := medimg.NewPreviewer(previewBudget(cfg.MemoryLimit))
 	services := service.New(service.Config{
 		Store: store, Blobs: blobs, Keys: envelope, Texts: texts, Secrets: keys, Passwords: secure.NewPasswords(4),
 		Mailer: mailer, Templates: mail.Templates{PublicURL: cfg.PublicURL},
 		TokenSecret: cfg.JWTSecret, Issuer: cfg.PublicURL, LinkKey: keys.Subkey("signed-urls"),
-		Previews: medimg.NewPreviewer(previewBudget(cfg.MemoryLimit)),
+		Previews: previews,
 		System: service.System{Version: version, StorageKind: storageKind(cfg), MailKind: mailKind(cfg),
 			PingDatabase: db.Ping, PingStorage: blobs.Ping},
 		Analyzers: analyzers,
 		Logger:    logger, Now: func() time.Time { return time.Now().UTC() },
 	})
-	return &app{cfg: cfg, logger: logger, db: db, store: store, services: services, blobs: blobs, keys: envelope, texts: texts}, nil
+	return &app{cfg: cfg, logger: logger, db: db, store: store, services: services, blobs: blobs, keys: envelope, texts: texts, previews: previews}, nil
 }
 
 // previewBudget is the memory that preview renders share: half the Go memory

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -293,6 +294,48 @@ func TestMetricsListener(t *testing.T) {
 	if resp, err := http.Get(base + "/api/users/profile"); err == nil {
 		resp.Body.Close()
 	}
+	// An upload, its preview rendered, a mail sent and a stream open.
+	token, patientID := signInDemoProvider(t, env, base)
+	upload := probePNGOf(t, 64)
+	getPreview(t, base, token, benchUpload(t, base, token, patientID, "p.png", upload), http.StatusOK)
+	if status, _ := apiJSON(t, "POST", base+"/api/auth/forgot-password", "", map[string]string{"email": readDemoAccount(t, env, "patient").Email}); status != http.StatusOK {
+		t.Fatalf("forgot-password: %d", status)
+	}
+	req, _ := http.NewRequest("GET", base+"/api/message/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil || stream.StatusCode != http.StatusOK {
+		t.Fatalf("stream: %v %v", stream, err)
+	}
+	defer stream.Body.Close()
+	scrape := func() string {
+		resp, err := http.Get("http://" + env["MEDISHARE_METRICS_ADDR"] + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(scrape(), "medishare_mail_sent_total 1") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond) // the mail goes out after the answer
+	}
+	metrics := scrape()
+	for _, want := range []string{"medishare_message_streams_open 1", "medishare_preview_renders_total 1",
+		"medishare_mail_sent_total 1", "medishare_mail_failures_total 0", "medishare_mail_outbox_queued 0",
+		"medishare_audit_write_failures_total 0"} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if got := metricValue(t, metrics, `medishare_http_request_body_bytes_total{route="/api/upload/image"}`); got < float64(len(upload)) {
+		t.Errorf("upload bytes counted: %v, sent %d", got, len(upload))
+	}
+	if got := metricValue(t, metrics, `medishare_http_response_body_bytes_total{route="/api/upload/image/{id}/preview"}`); got <= 0 {
+		t.Errorf("preview bytes counted: %v", got)
+	}
+
 	resp, err := http.Get("http://" + env["MEDISHARE_METRICS_ADDR"] + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -362,4 +405,20 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// metricValue is the value of one series in a Prometheus text scrape.
+func metricValue(t *testing.T, scrape, series string) float64 {
+	t.Helper()
+	for _, line := range strings.Split(scrape, "\n") {
+		if rest, ok := strings.CutPrefix(line, series+" "); ok {
+			v, err := strconv.ParseFloat(rest, 64)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return v
+		}
+	}
+	t.Fatalf("no series %s", series)
+	return 0
 }

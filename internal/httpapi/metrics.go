@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"io"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -21,6 +23,8 @@ type Metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	inFlight prometheus.Gauge
+	received *prometheus.CounterVec
+	sent     *prometheus.CounterVec
 }
 
 // NewMetrics makes the registry with the Go runtime's and the process's
@@ -39,8 +43,14 @@ func NewMetrics(extra ...prometheus.Collector) *Metrics {
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "medishare_http_requests_in_flight", Help: "HTTP requests being answered now.",
 		}),
+		received: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "medishare_http_request_body_bytes_total", Help: "Bytes of request bodies read (uploads), by route pattern.",
+		}, []string{"route"}),
+		sent: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "medishare_http_response_body_bytes_total", Help: "Bytes of response bodies written (downloads), by route pattern.",
+		}, []string{"route"}),
 	}
-	m.registry.MustRegister(m.requests, m.duration, m.inFlight,
+	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.received, m.sent,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.registry.MustRegister(extra...)
 	return m
@@ -62,6 +72,8 @@ func withMetrics(m *Metrics) func(http.Handler) http.Handler {
 			start := time.Now()
 			m.inFlight.Inc()
 			ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+			body := &countingBody{ReadCloser: r.Body}
+			r.Body = body
 			defer func() {
 				m.inFlight.Dec()
 				route := "other"
@@ -74,8 +86,22 @@ func withMetrics(m *Metrics) func(http.Handler) http.Handler {
 				}
 				m.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
 				m.duration.WithLabelValues(route, r.Method).Observe(time.Since(start).Seconds())
+				m.received.WithLabelValues(route).Add(float64(body.n.Load()))
+				m.sent.WithLabelValues(route).Add(float64(ww.BytesWritten()))
 			}()
 			next.ServeHTTP(ww, r)
 		})
 	}
+}
+
+// countingBody counts the bytes read from a request body.
+type countingBody struct {
+	io.ReadCloser
+	n atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
 }

@@ -10,6 +10,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
+	"sync/atomic"
 
 	"golang.org/x/image/draw"
 	"golang.org/x/sync/semaphore"
@@ -36,9 +37,13 @@ const (
 // PNG is decoded row by row straight into the preview, anything else gets
 // ErrNoPreview. Use one Previewer per process.
 type Previewer struct {
-	sem    *semaphore.Weighted
-	budget int64
+	sem     *semaphore.Weighted
+	budget  int64
+	renders atomic.Int64
 }
+
+// Renders is how many previews were rendered (metrics).
+func (p *Previewer) Renders() int64 { return p.renders.Load() }
 
 // NewPreviewer makes a Previewer with a budget of the given bytes (at least
 // MinPreviewBudget).
@@ -90,6 +95,7 @@ func (p *Previewer) Preview(ctx context.Context, dst io.Writer, open Opener, siz
 		return fmt.Errorf("medimg: wait for preview memory: %w", err)
 	}
 	defer p.sem.Release(pl.bytes)
+	p.renders.Add(1)
 	_, err = withOpen(open, func(src io.Reader) (struct{}, error) {
 		return struct{}{}, pl.render(dst, src)
 	})
