@@ -12,6 +12,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -193,4 +194,60 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// Server is a private S3 server of one test, which it may stop and start
+// again (an outage); it is stopped and removed when the test ends.
+type Server struct {
+	dir    string
+	port   int
+	Config blob.S3Config // with the bucket "medishare", made on start
+}
+
+// StartServer starts a private server in a folder of its own.
+func StartServer(t testing.TB) *Server {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "medishare-s3-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	_ = l.Close() // the port must be free for the server
+	s := &Server{dir: dir, port: port}
+	s.Start(t)
+	t.Cleanup(func() {
+		s.Stop(t)
+		_ = os.RemoveAll(dir)
+	})
+	return s
+}
+
+// Start starts the server (again).
+func (s *Server) Start(t testing.TB) {
+	t.Helper()
+	cmd := s.script("start", strconv.Itoa(s.port))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("s3test: start a private server: %v", err)
+	}
+	s.Config = parseEnv(out)
+	s.Config.Bucket = "medishare"
+}
+
+// Stop stops the server.
+func (s *Server) Stop(t testing.TB) {
+	t.Helper()
+	if out, err := s.script("stop").CombinedOutput(); err != nil {
+		t.Fatalf("s3test: stop the private server: %v\n%s", err, out)
+	}
+}
+
+func (s *Server) script(args ...string) *exec.Cmd {
+	root, _ := repoRoot()
+	return exec.Command("bash", append([]string{filepath.Join(root, "scripts", "s3.sh"), args[0], s.dir}, args[1:]...)...)
 }
