@@ -37,9 +37,9 @@ func NewMetrics(extra ...prometheus.Collector) *Metrics {
 			Name: "medishare_http_requests_total", Help: "HTTP requests answered, by route pattern, method and status.",
 		}, []string{"route", "method", "status"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "medishare_http_request_duration_seconds", Help: "Time to answer HTTP requests, by route pattern and method.",
+			Name: "medishare_http_request_duration_seconds", Help: "Time to answer HTTP requests, by route pattern, method and status.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
-		}, []string{"route", "method"}),
+		}, []string{"route", "method", "status"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "medishare_http_requests_in_flight", Help: "HTTP requests being answered now.",
 		}),
@@ -84,8 +84,9 @@ func withMetrics(m *Metrics) func(http.Handler) http.Handler {
 				if status == 0 {
 					status = http.StatusOK
 				}
-				m.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
-				m.duration.WithLabelValues(route, r.Method).Observe(time.Since(start).Seconds())
+				code := strconv.Itoa(status)
+				m.requests.WithLabelValues(route, r.Method, code).Inc()
+				m.duration.WithLabelValues(route, r.Method, code).Observe(time.Since(start).Seconds())
 				m.received.WithLabelValues(route).Add(float64(body.n.Load()))
 				m.sent.WithLabelValues(route).Add(float64(ww.BytesWritten()))
 			}()

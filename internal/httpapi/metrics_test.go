@@ -37,7 +37,7 @@ func TestMetricsByRoutePattern(t *testing.T) {
 		`medishare_http_requests_total{method="GET",route="/api/upload/image/{id}",status="200"} 1`,
 		`medishare_http_requests_total{method="GET",route="/api/upload/image/{id}",status="404"} 1`,
 		`medishare_http_requests_total{method="POST",route="/api/auth/login",status="200"}`,
-		`medishare_http_request_duration_seconds_bucket{method="GET",route="/api/upload/image/{id}",le="0.005"}`,
+		`medishare_http_request_duration_seconds_bucket{method="GET",route="/api/upload/image/{id}",status="404",le="0.005"}`,
 		"medishare_http_requests_in_flight 0",
 		"go_goroutines",
 	} {
