@@ -230,7 +230,7 @@ func blackHole(t *testing.T) (port int, connected <-chan struct{}) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() })
+	t.Cleanup(func() { _ = ln.Close() }) // the test is over
 	got := make(chan struct{}, 16)
 	go func() {
 		for {
@@ -238,7 +238,7 @@ func blackHole(t *testing.T) (port int, connected <-chan struct{}) {
 			if err != nil {
 				return
 			}
-			t.Cleanup(func() { c.Close() })
+			t.Cleanup(func() { _ = c.Close() }) // the test is over
 			got <- struct{}{}
 		}
 	}()
