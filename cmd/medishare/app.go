@@ -100,7 +100,8 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 		Store: store, Blobs: blobs, Keys: envelope, Texts: texts, Secrets: keys, Passwords: secure.NewPasswords(4),
 		Mailer: mailer, Templates: mail.Templates{PublicURL: cfg.PublicURL},
 		TokenSecret: cfg.JWTSecret, Issuer: cfg.PublicURL, LinkKey: keys.Subkey("signed-urls"),
-		Previews: previews,
+		Previews:  previews,
+		OrphanAge: orphanAge,
 		System: service.System{Version: version, StorageKind: storageKind(cfg), MailKind: mailKind(cfg),
 			PingDatabase: db.Ping, PingStorage: blobs.Ping},
 		Analyzers: analyzers,
@@ -108,6 +109,11 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 	})
 	return &app{cfg: cfg, logger: logger, db: db, store: store, services: services, blobs: blobs, keys: envelope, texts: texts, previews: previews}, nil
 }
+
+// orphanAge is how old contents no record names must be before the janitor
+// removes them: the services' default (an hour), unless this package's
+// tests shorten it (MEDISHARE_TEST_ORPHAN_AGE, read by TestMain only).
+var orphanAge time.Duration
 
 // previewBudget is the memory that preview renders share: half the Go memory
 // limit, leaving the other half to the rest of the server (transfers, upload

@@ -25,6 +25,14 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("MEDISHARE_TEST_RUN_MAIN") == "1" {
 		wrapHandler = withSlowRoute
+		if v := os.Getenv("MEDISHARE_TEST_ORPHAN_AGE"); v != "" { // the janitor's, for TestTwoInstances
+			age, err := time.ParseDuration(v)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			orphanAge = age
+		}
 		if path := os.Getenv("MEDISHARE_TEST_CPUPROFILE"); path != "" { // the server's profile, for benchmarks
 			f, err := os.Create(path)
 			if err == nil {

@@ -118,11 +118,15 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 	return nil
 }
 
-// collectOrphans runs the janitor every ten minutes until ctx ends: contents
-// that an interrupted upload left without a record are removed after an hour
-// (S24). Several instances may run it at once; removals are idempotent.
+// collectOrphans runs the janitor every MEDISHARE_JANITOR_EVERY (ten minutes)
+// until ctx ends: contents that an interrupted upload left without a record
+// are removed after an hour (S24). Several instances may run it at once: a
+// key is removed only when no record names it, and removals are idempotent.
 func collectOrphans(ctx context.Context, a *app) {
-	ticker := time.NewTicker(10 * time.Minute)
+	if a.cfg.JanitorEvery <= 0 {
+		return
+	}
+	ticker := time.NewTicker(a.cfg.JanitorEvery)
 	defer ticker.Stop()
 	for {
 		if n, err := a.services.Images.CollectOrphans(ctx); err != nil {

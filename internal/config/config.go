@@ -44,8 +44,12 @@ type Config struct {
 	// ScrubEvery is the pause between two images of the background check of
 	// stored contents (S14); 0 turns it off in this instance.
 	ScrubEvery time.Duration
-	LogLevel   string
-	LogFormat  string // json or text
+	// JanitorEvery is the pause between two runs of the janitor, which
+	// removes contents that interrupted uploads left without a record (S24);
+	// 0 turns it off in this instance.
+	JanitorEvery time.Duration
+	LogLevel     string
+	LogFormat    string // json or text
 	// DemoImages: development only, the demo provider uploads and opens
 	// demo images on a fresh database (make run sets it; tests do not).
 	DemoImages bool
@@ -113,6 +117,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		ShutdownGrace:      l.duration("MEDISHARE_SHUTDOWN_GRACE", 30*time.Second),
 		DrainDelay:         l.duration("MEDISHARE_DRAIN_DELAY", 0),
 		ScrubEvery:         l.duration("MEDISHARE_SCRUB_EVERY", 10*time.Second),
+		JanitorEvery:       l.duration("MEDISHARE_JANITOR_EVERY", 10*time.Minute),
 		LogLevel:           l.str("MEDISHARE_LOG_LEVEL", "info"),
 		LogFormat:          l.str("MEDISHARE_LOG_FORMAT", "json"),
 		DemoImages:         l.boolean("MEDISHARE_DEMO_IMAGES", false),

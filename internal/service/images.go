@@ -63,12 +63,21 @@ type ImageService struct {
 	logger   *slog.Logger
 	now      Clock
 	previews *medimg.Previewer // renders share its memory budget
+	// orphanAge is how old contents no record names must be before
+	// CollectOrphans removes them.
+	orphanAge time.Duration
 }
+
+// defaultOrphanAge is far above the longest upload (the server reads a
+// request for at most two minutes, S25), so contents stored moments before
+// their record commits are never taken for orphans, whatever the clocks of
+// the instances and the bucket say.
+const defaultOrphanAge = time.Hour
 
 // NewImageService wires the images use cases; previews renders previews
 // within the process's memory budget for them.
 func NewImageService(store ImageStore, blobs ContentStore, keys KeyWrapper, logger *slog.Logger, now Clock, previews *medimg.Previewer) *ImageService {
-	return &ImageService{store: store, blobs: blobs, keys: keys, logger: logger, now: now, previews: previews}
+	return &ImageService{store: store, blobs: blobs, keys: keys, logger: logger, now: now, previews: previews, orphanAge: defaultOrphanAge}
 }
 
 const blobPrefix = "images/"
@@ -503,15 +512,15 @@ func (s *ImageService) Delete(ctx context.Context, p *domain.Principal, id strin
 	return nil
 }
 
-// CollectOrphans removes contents and previews older than an hour that no
-// record points at: what a crash between the two phases of an upload or of
+// CollectOrphans removes contents and previews older than an hour (the
+// orphan age) that no record points at: what a crash between the two phases of an upload or of
 // storing a preview leaves, and the losing render of two at once (S24).
 func (s *ImageService) CollectOrphans(ctx context.Context) (int, error) {
 	removed := 0
 	for prefix, referenced := range map[string]func(context.Context, string) (bool, error){
 		blobPrefix: s.store.BlobReferenced, previewPrefix: s.store.PreviewReferenced,
 	} {
-		err := s.blobs.Walk(ctx, prefix, s.now().Add(-time.Hour), func(key string) error {
+		err := s.blobs.Walk(ctx, prefix, s.now().Add(-s.orphanAge), func(key string) error {
 			ref, err := referenced(ctx, key)
 			if err != nil || ref {
 				return err

@@ -2,6 +2,7 @@ package service
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/medishare/medishare/internal/analysis"
 
@@ -41,6 +42,10 @@ type Config struct {
 	Issuer      string
 	// LinkKey signs content links; a key of its own.
 	LinkKey []byte
+	// OrphanAge is how long contents no record names are kept before the
+	// janitor removes them (an hour when zero). It must exceed the longest
+	// upload: an upload's contents are stored before its record commits.
+	OrphanAge time.Duration
 	// Previews renders previews within the process's memory budget for them.
 	Previews *medimg.Previewer
 	// System describes the server and checks its dependencies (the health panel).
@@ -80,6 +85,9 @@ func New(c Config) *Services {
 	tokens := NewTokens(c.TokenSecret, c.Issuer, c.Now)
 	links := NewLinks(c.LinkKey, c.Now)
 	images := NewImageService(c.Store, c.Blobs, c.Keys, c.Logger, c.Now, c.Previews)
+	if c.OrphanAge > 0 {
+		images.orphanAge = c.OrphanAge
+	}
 	return &Services{
 		Registration: NewRegistrationService(c.Store, c.Passwords, c.Secrets, background, outbox, c.Templates, c.Now),
 		Sessions:     NewSessionService(c.Store, c.Passwords, c.Secrets, tokens, links, c.Now),

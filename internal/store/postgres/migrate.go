@@ -17,11 +17,21 @@ import (
 )
 
 // Migrator applies the embedded migrations. A Postgres advisory lock makes
-// concurrent start-ups of several instances take turns.
+// concurrent start-ups of several instances take turns: the first applies
+// what is pending, the others wait for the lock and then find nothing to do.
 type Migrator struct {
 	db       *sql.DB
 	provider *goose.Provider
+	logger   *slog.Logger
 }
+
+// migrationLockPoll is how often an instance that waits for another's
+// migrations tries the lock again (goose's default is every 5 s), and
+// migrationLockTries how many times, so it waits up to five minutes.
+const (
+	migrationLockPoll  = 1 // second
+	migrationLockTries = 300
+)
 
 // NewMigrator opens its own connection (without the statement timeout, since a
 // migration may legitimately take long) for the database at url.
@@ -34,7 +44,7 @@ func NewMigrator(url string, logger *slog.Logger) (*Migrator, error) {
 		connCfg.ConnectTimeout = 5 * time.Second
 	}
 	db := stdlib.OpenDB(*connCfg)
-	locker, err := lock.NewPostgresSessionLocker()
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(migrationLockPoll, migrationLockTries))
 	if err != nil {
 		_ = db.Close() // unused yet; err is what to report
 		return nil, err
@@ -51,13 +61,20 @@ func NewMigrator(url string, logger *slog.Logger) (*Migrator, error) {
 		_ = db.Close() // unused yet; err is what to report
 		return nil, fmt.Errorf("load migrations: %w", err)
 	}
-	return &Migrator{db: db, provider: p}, nil
+	return &Migrator{db: db, provider: p, logger: logger}, nil
 }
 
-// Up applies every pending migration.
+// Up applies every pending migration, and logs how many it applied when
+// it applied any.
 func (m *Migrator) Up(ctx context.Context) error {
-	_, err := m.provider.Up(ctx)
-	return err
+	results, err := m.provider.Up(ctx)
+	if err != nil {
+		return err
+	}
+	if len(results) > 0 {
+		m.logger.Info("applied database migrations", "count", len(results), "version", results[len(results)-1].Source.Version)
+	}
+	return nil
 }
 
 // Down rolls back the most recent migration.
