@@ -170,14 +170,15 @@ type soakWorld struct {
 	patients  []*soakUser
 	everyone  []*soakUser // providers, patients and the admin
 
-	mu       sync.Mutex
-	rng      *rand.Rand
-	uploads  map[string][]soakImage // by provider id
-	accesses []soakAccess
-	shared   map[string]bool // image id + "/" + recipient id
-	pending  []soakShare
-	turn     map[string]int // round-robin counters
-	skipped  map[string]int // requests not sent: nothing to ask for yet
+	mu        sync.Mutex
+	rng       *rand.Rand
+	uploads   map[string][]soakImage // by provider id
+	accesses  []soakAccess
+	shared    map[string]bool // image id + "/" + recipient id
+	previewed map[string]bool // images whose preview was asked for
+	pending   []soakShare
+	turn      map[string]int // round-robin counters
+	skipped   map[string]int // requests not sent: nothing to ask for yet
 }
 
 // pick returns a random index below n.
@@ -198,11 +199,12 @@ func (w *soakWorld) next(name string) int {
 
 // soakCall is one request and what a correct server answers.
 type soakCall struct {
-	req   *http.Request
-	want  int
-	small bool                             // read the body into memory (JSON, previews)
-	check func(n int64, body []byte) error // the answer's body, once the status is right
-	skip  string                           // not sent, and why
+	req     *http.Request
+	want    int
+	small   bool                             // read the body into memory (JSON, previews)
+	check   func(n int64, body []byte) error // the answer's body, once the status is right
+	skip    string                           // not sent, and why
+	variant string                           // timed apart as well, within its route
 }
 
 func (w *soakWorld) request(u *soakUser, method, path string, body io.Reader, contentType string) *http.Request {
@@ -415,12 +417,22 @@ func (w *soakWorld) download() soakCall {
 
 var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 
+// preview asks for an image's preview; the first request for an image
+// renders it, later ones read the stored PNG, and the two are timed apart
+// too.
 func (w *soakWorld) preview() soakCall {
 	a := w.access()
+	w.mu.Lock()
+	variant := "later"
+	if !w.previewed[a.image.id] {
+		w.previewed[a.image.id], variant = true, "first"
+	}
+	w.mu.Unlock()
 	return soakCall{
-		req:   w.request(a.user, "GET", "/api/upload/image/"+a.image.id+"/preview", nil, ""),
-		want:  http.StatusOK,
-		small: true,
+		req:     w.request(a.user, "GET", "/api/upload/image/"+a.image.id+"/preview", nil, ""),
+		want:    http.StatusOK,
+		small:   true,
+		variant: variant,
 		check: func(_ int64, body []byte) error {
 			if !bytes.HasPrefix(body, pngSignature) {
 				return errors.New("not a PNG")
@@ -513,14 +525,18 @@ func (w *soakWorld) call(key string) soakCall {
 type soakStats struct {
 	mu      sync.Mutex
 	lat     map[string][]float64 // ms, from the scheduled start to the end of the body
+	variant map[string][]float64 // route + " | " + variant: the good answers of a variant
 	errs    map[string]int       // route + " " + status (or what went wrong)
 	samples map[string]string    // one answer per kind of error
 }
 
-func (s *soakStats) add(route string, ms float64, fault string) {
+func (s *soakStats) add(route, variant string, ms float64, fault string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lat[route] = append(s.lat[route], ms)
+	if variant != "" && fault == "" {
+		s.variant[route+" | "+variant] = append(s.variant[route+" | "+variant], ms)
+	}
 	if fault != "" {
 		s.errs[route+" | "+strings.SplitN(fault, ":", 2)[0]]++
 		if _, seen := s.samples[route+" | "+strings.SplitN(fault, ":", 2)[0]]; !seen {
@@ -725,13 +741,14 @@ func BenchmarkSoak(b *testing.B) {
 		client: &http.Client{Timeout: soakTimeout, Transport: &http.Transport{
 			MaxIdleConnsPerHost: soakMaxInFlight, DisableCompression: true,
 		}},
-		files:   soakFiles(b),
-		mail:    &soakMailbox{dir: filepath.Join(env["MEDISHARE_DATA_DIR"], "mail"), seen: map[string]bool{}, confirm: map[string]string{}, share: map[string]string{}},
-		rng:     rand.New(rand.NewPCG(14, 7)),
-		uploads: map[string][]soakImage{},
-		shared:  map[string]bool{},
-		turn:    map[string]int{},
-		skipped: map[string]int{},
+		files:     soakFiles(b),
+		mail:      &soakMailbox{dir: filepath.Join(env["MEDISHARE_DATA_DIR"], "mail"), seen: map[string]bool{}, confirm: map[string]string{}, share: map[string]string{}},
+		rng:       rand.New(rand.NewPCG(14, 7)),
+		uploads:   map[string][]soakImage{},
+		shared:    map[string]bool{},
+		previewed: map[string]bool{},
+		turn:      map[string]int{},
+		skipped:   map[string]int{},
 	}
 	setupStart := time.Now()
 	w.setUp(b, env)
@@ -752,7 +769,7 @@ func BenchmarkSoak(b *testing.B) {
 	}
 	draw := rand.New(rand.NewPCG(2026, 14))
 
-	stats := &soakStats{lat: map[string][]float64{}, errs: map[string]int{}, samples: map[string]string{}}
+	stats := &soakStats{lat: map[string][]float64{}, variant: map[string][]float64{}, errs: map[string]int{}, samples: map[string]string{}}
 	var samples []soakSample
 	var samplesMu sync.Mutex
 	start := time.Now()
@@ -801,7 +818,7 @@ func BenchmarkSoak(b *testing.B) {
 		case slots <- struct{}{}:
 		default:
 			dropped++
-			stats.add(m.route, 0, "dropped: no room for another request in flight")
+			stats.add(m.route, "", 0, "dropped: no room for another request in flight")
 			continue
 		}
 		sent++
@@ -817,7 +834,7 @@ func BenchmarkSoak(b *testing.B) {
 				return
 			}
 			ms, fault := w.do(c, due)
-			stats.add(m.route, ms, fault)
+			stats.add(m.route, c.variant, ms, fault)
 		}()
 	}
 	wg.Wait()
@@ -826,7 +843,9 @@ func BenchmarkSoak(b *testing.B) {
 	loads = append(loads, loadAverage())
 	close(stopSampling)
 	<-sampled
-	sample()
+	if samples[len(samples)-1].at < elapsed-time.Second { // the end, unless a tick just took it
+		sample()
+	}
 
 	report := soakReport(stats, samples, w.skipped, soakRun{
 		duration: duration, rate: rate, elapsed: elapsed, sent: sent, dropped: dropped, cpuMs: cpuMs,
@@ -975,6 +994,22 @@ func soakReport(stats *soakStats, samples []soakSample, skipped map[string]int, 
 			percentile(lat, 50), p99, percentile(lat, 100))
 	}
 
+	var variants strings.Builder
+	for _, m := range soakMix {
+		for _, v := range []struct{ key, name string }{{"first", "first view of an image (rendered then)"}, {"later", "later views (the stored PNG)"}} {
+			lat := append([]float64(nil), stats.variant[m.route+" | "+v.key]...)
+			if len(lat) == 0 {
+				continue
+			}
+			slices.Sort(lat)
+			fmt.Fprintf(&variants, "- `%s`, %s: %d answers, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", m.route, v.name, len(lat),
+				percentile(lat, 50), percentile(lat, 99), percentile(lat, 100))
+		}
+	}
+	if variants.Len() > 0 {
+		variants.WriteString("\n")
+	}
+
 	var errTable strings.Builder
 	if errs == 0 {
 		errTable.WriteString("No errors: every request got the answer a correct server gives.\n")
@@ -1061,7 +1096,7 @@ a failed or timed-out request (%s), or a dropped one.
 | route | share of the mix | requests | errors | p50 (ms) | p99 (ms) | max (ms) |
 |---|---|---|---|---|---|---|
 %s
-%s%s
+%s%s%s
 **The server's memory over time**, sampled every %s: its resident set
 (VmRSS of /proc/PID/status) and, from its metrics listener
 (`+"`MEDISHARE_METRICS_ADDR`"+`), the Go heap in use (go_memstats_heap_inuse_bytes)
@@ -1078,7 +1113,7 @@ open files and database connections.
 		run.duration, run.rate, soakMaxInFlight, run.setup.Round(time.Second), soakProviders, soakPatients, soakTimeout,
 		total, run.elapsed.Round(time.Second), grouped(int(run.rate*run.duration.Seconds())), run.rate, run.duration,
 		float64(run.sent)/run.elapsed.Seconds(), errs, run.dropped, run.images, run.verified, 100*run.cpuMs/run.elapsed.Seconds()/1000,
-		routes.String(), errTable.String(), skippedText, soakSampleEvery, mem.String(), flat, slowest, slowestP99, why)
+		routes.String(), variants.String(), errTable.String(), skippedText, soakSampleEvery, mem.String(), flat, slowest, slowestP99, why)
 }
 
 // soakFlatness compares the mean memory of the last third of the samples
