@@ -12,7 +12,7 @@ GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 WEB_DEPS    := web/node_modules/.installed
 
-.PHONY: build web run test lint vet test-go test-web test-e2e bench bench-peer check-generated generate tools db-stop clean
+.PHONY: build web run test lint vet test-go test-web test-e2e bench bench-peer soak check-generated generate tools db-stop clean
 
 ## build: the web app, then bin/medishare with the app embedded
 build: web
@@ -62,6 +62,10 @@ bench: build
 ## bench-peer: MediShare beside Orthanc (installs Debian's orthanc, orthanc-postgresql and wrk); writes docs/performance.md
 bench-peer: build
 	scripts/bench-peer.sh
+
+## soak: a mixed workload (sign-ins, lists, uploads, downloads, previews, shares, verifications, messages) at SOAK_RATE requests a second (50) for SOAK_DURATION (15m) against one real process: errors, p99 per route, the server's memory over time; writes docs/performance.md
+soak: build
+	BENCH_REPORT=$(CURDIR)/docs/performance.md go test -run '^$$' -bench BenchmarkSoak -benchtime 1x -timeout 40m ./cmd/medishare/
 
 ## generate: regenerate the sqlc code from migrations/ and internal/store/postgres/queries/
 generate: $(SQLC)
