@@ -250,9 +250,10 @@
     var details = el('details', 'op');
     details.id = id;
     details.dataset.search = (method + ' ' + path + ' ' + (op.summary || '') + ' ' + (op.operationId || '')).toLowerCase();
+    // The spaces between the parts are for screen readers and copying.
     var summary = el('summary', 'op-summary', [
-      el('span', 'method m-' + method, [method.toUpperCase()]),
-      el('code', 'path', [path]),
+      el('span', 'method m-' + method, [method.toUpperCase()]), ' ',
+      el('code', 'path', [path]), ' ',
       el('span', 'op-title', [op.summary || '']),
     ]);
     details.appendChild(summary);
