@@ -57,6 +57,7 @@ func NewRouter(d Deps) http.Handler {
 
 	r.Route("/api", func(r chi.Router) {
 		r.Use(withCleanQuery)
+		mountReference(r)
 		if d.Services != nil {
 			a := &api{Services: d.Services, secureCookies: d.SecureCookies, publicOrigin: originOf(d.PublicURL), draining: d.Readiness.Draining()}
 			a.mountAuth(r)

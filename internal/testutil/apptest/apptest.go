@@ -198,7 +198,7 @@ func start(t testing.TB, dbURL, blobDir string, box *Mailbox, analyzers ...analy
 		Logger: logger, Readiness: httpapi.NewReadiness(), WebApp: fstest.MapFS{}, PublicURL: "http://medishare.test",
 		Services: services, Metrics: metrics,
 	})
-	srv := httptest.NewServer(router)
+	srv := httptest.NewServer(checkContract(t, router))
 	t.Cleanup(srv.Close)
 	return &App{URL: srv.URL, Store: store, DB: db, Mailbox: box, Services: services, Clock: clock, BlobDir: blobDir, Blobs: blobs, Metrics: metrics, dbURL: dbURL}
 }
