@@ -3,14 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"regexp"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -245,9 +244,9 @@ func blackHole(t *testing.T) (port int, connected <-chan struct{}) {
 	return ln.Addr().(*net.TCPAddr).Port, got
 }
 
-// The process is killed (SIGKILL) while it is sending a password reset
-// code: the mail is not lost; the next start sends it, once, and the code
-// in it works.
+// The process is killed (SIGKILL) while its mail relay hangs, with a
+// confirmation code, a password reset code and a share code queued: none is
+// lost; the next start sends each once, and each code works.
 func TestOutboxSurvivesSIGKILL(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	env := devEnv(t, dbURL)
@@ -258,16 +257,28 @@ func TestOutboxSurvivesSIGKILL(t *testing.T) {
 	cmd := startProgram(t, env, &stderr)
 	waitStatus(t, base+"/readyz", http.StatusOK)
 	patient := readDemoAccount(t, env, "patient")
+	provider, patientID := signInDemoProvider(t, env, base)
 
-	resp, err := http.Post(base+"/api/auth/forgot-password", "application/json", strings.NewReader(fmt.Sprintf(`{"email":%q}`, patient.Email)))
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("forgot-password: %v %v", resp, err)
+	const newEmail = "new.patient@clinic.test"
+	registration := map[string]string{"email": newEmail, "username": "newpatient", "password": "Tulip-Harbour-7-Quartz",
+		"role": "patient", "firstname": "New", "lastname": "Patient", "gender": "Other"}
+	if status, body := apiJSON(t, "POST", base+"/api/auth/register", "", registration); status != http.StatusCreated {
+		t.Fatalf("register: %d %s", status, body)
 	}
-	resp.Body.Close()
+	if status, body := apiJSON(t, "POST", base+"/api/auth/forgot-password", "", map[string]string{"email": patient.Email}); status != http.StatusOK {
+		t.Fatalf("forgot-password: %d %s", status, body)
+	}
+	image := benchUpload(t, base, provider, patientID, "shared.png", probePNGOf(t, 32))
+	status, body := apiJSON(t, "POST", base+"/api/sharing/request", provider,
+		map[string]any{"imagemetadataId": image, "createdfor": patientID, "expiresInHours": 24})
+	var share struct{ Data struct{ ID string } }
+	if status != http.StatusCreated || json.Unmarshal([]byte(body), &share) != nil {
+		t.Fatalf("share: %d %s", status, body)
+	}
 	select {
-	case <-connected: // the code is being sent
+	case <-connected: // a sender holds a mail, the relay never answers
 	case <-time.After(15 * time.Second):
-		t.Fatalf("the mail was never sent\n%s", stderr.String())
+		t.Fatalf("no mail was being sent\n%s", stderr.String())
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -278,24 +289,31 @@ func TestOutboxSurvivesSIGKILL(t *testing.T) {
 	env["SMTP_PORT"] = fmt.Sprint(box.Port())
 	startProgram(t, env, io.Discard)
 	waitStatus(t, base+"/readyz", http.StatusOK)
-	const subject = "Your MediShare password reset code"
-	m := box.Wait(t, patient.Email, subject)
-	time.Sleep(time.Second) // a second copy would have come by now
-	if n := box.Count(patient.Email, subject); n != 1 {
-		t.Fatalf("%d reset mails after the restart, want 1", n)
+	mails := []struct{ to, subject, pattern string }{
+		{newEmail, "Your MediShare confirmation code", `confirmation code is (\d{4})`},
+		{patient.Email, "Your MediShare password reset code", `reset code is (\d{6})`},
+		{patient.Email, "A medical image was shared with you", `Code: (\d{6})`},
 	}
-	code := regexp.MustCompile(`\b(\d{6})\b`).FindStringSubmatch(m.Data)
-	if code == nil {
-		t.Fatalf("no code in the mail:\n%s", m.Data)
+	codes := make([]string, len(mails))
+	for i, m := range mails {
+		codes[i] = box.Code(t, m.to, m.subject, m.pattern)
 	}
-	resp, err = http.Post(base+"/api/auth/reset-password", "application/json", strings.NewReader(fmt.Sprintf(
-		`{"email":%q,"otp":%q,"newPassword":"A new passphrase after a crash 42"}`, patient.Email, code[1])))
-	if err != nil {
-		t.Fatal(err)
+	time.Sleep(time.Second) // a second copy of any would have come by now
+	for _, m := range mails {
+		if n := box.Count(m.to, m.subject); n != 1 {
+			t.Errorf("%d mails %q after the restart, want 1", n, m.subject)
+		}
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("reset with the mailed code: %d %s", resp.StatusCode, body)
+	if status, body := apiJSON(t, "POST", base+"/api/auth/confirm", "", map[string]string{"email": newEmail, "code": codes[0]}); status != http.StatusOK {
+		t.Errorf("confirm with the mailed code: %d %s", status, body)
+	}
+	patientToken, _ := signInDemo(t, env, base, "patient")
+	if status, body := apiJSON(t, "POST", base+"/api/sharing/verify", patientToken,
+		map[string]string{"sharingRequestId": share.Data.ID, "verificationCode": codes[2]}); status != http.StatusOK {
+		t.Errorf("verify the share with the mailed code: %d %s", status, body)
+	}
+	if status, body := apiJSON(t, "POST", base+"/api/auth/reset-password", "", map[string]string{
+		"email": patient.Email, "otp": codes[1], "newPassword": "A new passphrase after a crash 42"}); status != http.StatusOK {
+		t.Errorf("reset with the mailed code: %d %s", status, body)
 	}
 }
