@@ -278,7 +278,13 @@ func (s *ImageService) storeContents(ctx context.Context, blobKey string, key []
 	pw.CloseWithError(cleanErr)
 	putErr := <-stored
 	if cleanErr != nil || putErr != nil {
-		s.removeBlob(blobKey)
+		// A store that failed the put keeps nothing (a single put, an
+		// aborted multipart upload, a removed temporary file); asking it
+		// again would only delay the answer while it is down. The janitor
+		// removes whatever a failure stranded anyway (S24).
+		if putErr == nil {
+			s.removeBlob(blobKey)
+		}
 		if cleanErr != nil {
 			if domain.ErrorKind(cleanErr) == domain.ETOOLARGE {
 				return medimg.Info{}, 0, nil, errTooLarge
