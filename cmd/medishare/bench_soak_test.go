@@ -12,7 +12,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -326,15 +325,9 @@ func (w *soakWorld) stalest() *soakUser {
 
 // upload sends file i for a patient, as provider p.
 func (w *soakWorld) upload(p *soakUser, patient *soakUser, f soakFile) soakCall {
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	_ = mw.WriteField("caption", "Soak "+f.name) // writes to memory cannot fail
-	_ = mw.WriteField("patientId", patient.id)
-	fw, _ := mw.CreateFormFile("file", f.name)
-	_, _ = fw.Write(f.data)
-	_ = mw.Close()
+	body, contentType := uploadForm("Soak "+f.name, patient.id, f.name, f.data)
 	return soakCall{
-		req:   w.request(p, "POST", "/api/upload/image", &body, mw.FormDataContentType()),
+		req:   w.request(p, "POST", "/api/upload/image", body, contentType),
 		want:  http.StatusCreated,
 		small: true,
 		check: func(_ int64, body []byte) error {
@@ -723,22 +716,8 @@ type soakSample struct {
 
 // metricsOf reads some of the server's Prometheus metrics.
 func metricsOf(url string) map[string]float64 {
-	out := map[string]float64{}
-	resp, err := http.Get(url)
-	if err != nil {
-		return out
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	for _, line := range strings.Split(string(body), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 2 && !strings.HasPrefix(line, "#") {
-			if v, err := strconv.ParseFloat(f[1], 64); err == nil {
-				out[f[0]] = v
-			}
-		}
-	}
-	return out
+	body, _ := fetchStatus(url, "") // no answer: no figures
+	return parseMetrics(string(body))
 }
 
 func envDuration(b *testing.B, name string, fallback time.Duration) time.Duration {

@@ -378,27 +378,40 @@ func benchUpload(b testing.TB, base, token, patientID, name string, file []byte)
 	return id
 }
 
+// writeUploadForm writes the form of POST /api/upload/image and closes it.
+func writeUploadForm(w *multipart.Writer, caption, patientID, name string, file []byte) error {
+	err := w.WriteField("caption", caption)
+	if err == nil {
+		err = w.WriteField("patientId", patientID)
+	}
+	var fw io.Writer
+	if err == nil {
+		fw, err = w.CreateFormFile("file", name)
+	}
+	if err == nil {
+		_, err = fw.Write(file)
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	return err
+}
+
+// uploadForm is the form of POST /api/upload/image in memory, with its content type.
+func uploadForm(caption, patientID, name string, file []byte) (*bytes.Buffer, string) {
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	_ = writeUploadForm(w, caption, patientID, name, file) // writes to memory cannot fail
+	return &body, w.FormDataContentType()
+}
+
 // uploadAs uploads file under name and caption, streaming it, and returns
 // the status and the new image's id.
 func uploadAs(b testing.TB, base, token, patientID, caption, name string, file []byte) (int, string) {
 	pr, pw := io.Pipe()
 	w := multipart.NewWriter(pw)
 	go func() {
-		err := w.WriteField("caption", caption)
-		if err == nil {
-			err = w.WriteField("patientId", patientID)
-		}
-		var fw io.Writer
-		if err == nil {
-			fw, err = w.CreateFormFile("file", name)
-		}
-		if err == nil {
-			_, err = fw.Write(file)
-		}
-		if err == nil {
-			err = w.Close()
-		}
-		pw.CloseWithError(err) // the request fails with err, or the body ends
+		pw.CloseWithError(writeUploadForm(w, caption, patientID, name, file)) // the request fails with the error, or the body ends
 	}()
 	req, _ := http.NewRequest("POST", base+"/api/upload/image", pr)
 	req.Header.Set("Authorization", "Bearer "+token)

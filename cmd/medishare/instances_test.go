@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -310,7 +309,7 @@ type session struct {
 	id             string
 }
 
-func login(t *testing.T, base, email, password string) session {
+func login(t testing.TB, base, email, password string) session {
 	t.Helper()
 	body := fmt.Sprintf(`{"email":%q,"password":%q}`, email, password)
 	resp, err := http.Post(base+"/api/auth/login", "application/json", strings.NewReader(body))
@@ -320,7 +319,7 @@ func login(t *testing.T, base, email, password string) session {
 	return readSession(t, resp)
 }
 
-func mustLogin(t *testing.T, base, email, password string) session {
+func mustLogin(t testing.TB, base, email, password string) session {
 	t.Helper()
 	s := login(t, base, email, password)
 	if s.status != http.StatusOK || s.token == "" || s.refresh == "" {
@@ -341,7 +340,7 @@ func refresh(t *testing.T, base, cookie string) session {
 	return readSession(t, resp)
 }
 
-func readSession(t *testing.T, resp *http.Response) session {
+func readSession(t testing.TB, resp *http.Response) session {
 	t.Helper()
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
@@ -410,32 +409,14 @@ func fetchStatus(url, token string) ([]byte, int) {
 // uploadFile uploads a file for the patient and returns the new image's id.
 // Safe outside the test's goroutine.
 func uploadFile(base, token, patientID, caption string, file []byte) (string, error) {
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
 	name := "file.pdf"
 	if bytes.HasPrefix(file, []byte("\x89PNG")) {
 		name = "file.png"
 	}
-	err := w.WriteField("caption", caption)
-	if err == nil {
-		err = w.WriteField("patientId", patientID)
-	}
-	var fw io.Writer
-	if err == nil {
-		fw, err = w.CreateFormFile("file", name)
-	}
-	if err == nil {
-		_, err = fw.Write(file)
-	}
-	if err == nil {
-		err = w.Close()
-	}
-	if err != nil {
-		return "", err
-	}
-	req, _ := http.NewRequest("POST", base+"/api/upload/image", &body)
+	body, contentType := uploadForm(caption, patientID, name, file)
+	req, _ := http.NewRequest("POST", base+"/api/upload/image", body)
 	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", w.FormDataContentType())
+	req.Header.Set("Content-Type", contentType)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return "", err

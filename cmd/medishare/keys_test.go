@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -44,37 +43,10 @@ func TestKeyRotation(t *testing.T) {
 	token, patientID := signInDemoProvider(t, env, base)
 
 	content := []byte("%PDF-1.4\n% rotation test\n%%EOF\n")
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	err := w.WriteField("caption", "rotation")
-	if err == nil {
-		err = w.WriteField("patientId", patientID)
+	status, uploadedID := uploadAs(t, base, token, patientID, "rotation", "r.pdf", content)
+	if status != http.StatusCreated {
+		t.Fatalf("upload: %d", status)
 	}
-	var fw io.Writer
-	if err == nil {
-		fw, err = w.CreateFormFile("file", "r.pdf")
-	}
-	if err == nil {
-		_, err = fw.Write(content)
-	}
-	if err == nil {
-		err = w.Close()
-	}
-	if err != nil {
-		t.Fatalf("build the upload: %v", err)
-	}
-	req, _ := http.NewRequest("POST", base+"/api/upload/image", &body)
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", w.FormDataContentType())
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != 201 {
-		t.Fatalf("upload: %v %v", resp, err)
-	}
-	var up struct{ Data struct{ ID string } }
-	if err := json.NewDecoder(resp.Body).Decode(&up); err != nil {
-		t.Fatalf("upload answer: %v", err)
-	}
-	resp.Body.Close()
 	// A PNG whose preview is stored, under a key of its own.
 	pngID := benchUpload(t, base, token, patientID, "p.png", probePNGOf(t, 64))
 	preview := getPreview(t, base, token, pngID, http.StatusOK)
@@ -124,16 +96,9 @@ func TestKeyRotation(t *testing.T) {
 	waitStatus(t, base+"/readyz", http.StatusOK)
 	box.Wait(t, patient.Email, "Your MediShare password reset code") // opened under the new key
 	token, _ = signInDemoProvider(t, env, base)
-	req, _ = http.NewRequest("GET", fmt.Sprintf("%s/api/upload/image/%s/content", base, up.Data.ID), nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !bytes.Equal(got, content) {
-		t.Fatalf("after rotation: %d %q", resp.StatusCode, got)
+	got, status := fetch(t, base+"/api/upload/image/"+uploadedID+"/content", token)
+	if status != 200 || !bytes.Equal(got, content) {
+		t.Fatalf("after rotation: %d %q", status, got)
 	}
 	if after := getPreview(t, base, token, pngID, http.StatusOK); !bytes.Equal(after, preview) {
 		t.Fatal("the stored preview changed with the rotation")

@@ -309,28 +309,20 @@ func TestMetricsListener(t *testing.T) {
 	if status, _ := apiJSON(t, "POST", base+"/api/auth/forgot-password", "", map[string]string{"email": readDemoAccount(t, env, "patient").Email}); status != http.StatusOK {
 		t.Fatalf("forgot-password: %d", status)
 	}
-	req, _ := http.NewRequest("GET", base+"/api/message/stream", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	stream, err := http.DefaultClient.Do(req)
-	if err != nil || stream.StatusCode != http.StatusOK {
-		t.Fatalf("stream: %v %v", stream, err)
-	}
-	defer stream.Body.Close()
+	openStream(t, base, token, "")
 	scrape := func() string {
-		resp, err := http.Get("http://" + env["MEDISHARE_METRICS_ADDR"] + "/metrics")
-		if err != nil {
-			t.Fatal(err)
+		b, status := fetch(t, "http://"+env["MEDISHARE_METRICS_ADDR"]+"/metrics", "")
+		if status != http.StatusOK {
+			t.Fatalf("metrics: %d", status)
 		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
 		return string(b)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(scrape(), "medishare_mail_sent_total 1") && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond) // the mail goes out after the answer
-	}
+	// The mail goes out after the answer.
+	waitFor(t, "the mail to be sent", func() bool { return strings.Contains(scrape(), "medishare_mail_sent_total 1") })
 	metrics := scrape()
-	for _, want := range []string{"medishare_message_streams_open 1", "medishare_preview_renders_total 1",
+	for _, want := range []string{"medishare_db_pool_total_conns", "medishare_db_pool_acquires_total",
+		`medishare_http_requests_total{method="GET",route="/api/users/profile",status="401"} 1`,
+		"medishare_message_streams_open 1", "medishare_preview_renders_total 1",
 		"medishare_mail_sent_total 1", "medishare_mail_failures_total 0", "medishare_mail_outbox_queued 0",
 		"medishare_audit_write_failures_total 0"} {
 		if !strings.Contains(metrics, want) {
@@ -342,19 +334,6 @@ func TestMetricsListener(t *testing.T) {
 	}
 	if got := metricValue(t, metrics, `medishare_http_response_body_bytes_total{route="/api/upload/image/{id}/preview"}`); got <= 0 {
 		t.Errorf("preview bytes counted: %v", got)
-	}
-
-	resp, err := http.Get("http://" + env["MEDISHARE_METRICS_ADDR"] + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	for _, want := range []string{"medishare_db_pool_total_conns", "medishare_db_pool_acquires_total",
-		`medishare_http_requests_total{method="GET",route="/api/users/profile",status="401"} 1`} {
-		if !strings.Contains(string(body), want) {
-			t.Errorf("metrics lack %s", want)
-		}
 	}
 	// Not on the public address.
 	public, err := http.Get(base + "/metrics")
@@ -418,15 +397,23 @@ func (b *syncBuffer) String() string {
 // metricValue is the value of one series in a Prometheus text scrape.
 func metricValue(t *testing.T, scrape, series string) float64 {
 	t.Helper()
+	v, ok := parseMetrics(scrape)[series]
+	if !ok {
+		t.Fatalf("no series %s", series)
+	}
+	return v
+}
+
+// parseMetrics reads a Prometheus text scrape: each series's value.
+func parseMetrics(scrape string) map[string]float64 {
+	out := map[string]float64{}
 	for _, line := range strings.Split(scrape, "\n") {
-		if rest, ok := strings.CutPrefix(line, series+" "); ok {
-			v, err := strconv.ParseFloat(rest, 64)
-			if err != nil {
-				t.Fatalf("%s: %v", line, err)
+		f := strings.Fields(line)
+		if len(f) == 2 && !strings.HasPrefix(line, "#") {
+			if v, err := strconv.ParseFloat(f[1], 64); err == nil {
+				out[f[0]] = v
 			}
-			return v
 		}
 	}
-	t.Fatalf("no series %s", series)
-	return 0
+	return out
 }

@@ -2,11 +2,9 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"strings"
 	"syscall"
@@ -197,7 +195,7 @@ func TestStorageOutage(t *testing.T) {
 	s3.Stop(t)
 	waitStatus(t, base+"/readyz", http.StatusServiceUnavailable)
 	expectUnavailable(t, storageDown, "a download", "GET", base+"/api/upload/image/"+id+"/content", token, nil, "")
-	body, contentType := multipartUpload(t, patientID, "during.png", content)
+	body, contentType := uploadForm("outage", patientID, "during.png", content)
 	expectUnavailable(t, storageDown, "an upload", "POST", base+"/api/upload/image", token, body, contentType)
 	if status, _, _ := timedCall(t, "GET", base+"/api/upload/my-images", token, nil, ""); status != http.StatusOK {
 		t.Errorf("the image list (no contents needed) while the storage is down: %d", status)
@@ -207,29 +205,6 @@ func TestStorageOutage(t *testing.T) {
 	waitStatus(t, base+"/readyz", http.StatusOK)
 	benchDownload(t, base, token, id, len(content))
 	benchUpload(t, base, token, patientID, "after.png", content)
-}
-
-func multipartUpload(t *testing.T, patientID, name string, content []byte) (io.Reader, string) {
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	err := w.WriteField("caption", "outage")
-	if err == nil {
-		err = w.WriteField("patientId", patientID)
-	}
-	var fw io.Writer
-	if err == nil {
-		fw, err = w.CreateFormFile("file", name)
-	}
-	if err == nil {
-		_, err = fw.Write(content)
-	}
-	if err == nil {
-		err = w.Close()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &buf, w.FormDataContentType()
 }
 
 // TestSIGTERMWithUploadsAndStreams sends SIGTERM while an upload's body is
@@ -245,7 +220,7 @@ func TestSIGTERMWithUploadsAndStreams(t *testing.T) {
 	token, patientID := signInDemoProvider(t, env, base)
 	stream := openStream(t, base, token, "")
 
-	body, contentType := multipartUpload(t, patientID, "slow.png", probePNGOf(t, 256))
+	body, contentType := uploadForm("outage", patientID, "slow.png", probePNGOf(t, 256))
 	whole, _ := io.ReadAll(body)
 	pr, pw := io.Pipe()
 	half := len(whole) / 2

@@ -51,23 +51,11 @@ func TestNoPHIInTheLogs(t *testing.T) {
 		}
 		return email, password
 	}
-	signIn := func(email, password string) (token, id string) {
-		status, out := apiJSON(t, "POST", base+"/api/auth/login", "", map[string]string{"email": email, "password": password})
-		var r struct {
-			Data struct {
-				Token string
-				User  struct{ ID string }
-			}
-		}
-		if status != http.StatusOK || json.Unmarshal([]byte(out), &r) != nil {
-			t.Fatalf("login: %d %s", status, out)
-		}
-		return r.Data.Token, r.Data.User.ID
-	}
 	patientEmail, patientPassword := register("patient", "patient")
 	providerEmail, providerPassword := register("healthProvider", "provider")
-	patient, patientID := signIn(patientEmail, patientPassword)
-	provider, _ := signIn(providerEmail, providerPassword)
+	patientSession := mustLogin(t, base, patientEmail, patientPassword)
+	patient, patientID := patientSession.token, patientSession.id
+	provider := mustLogin(t, base, providerEmail, providerPassword).token
 
 	// Failures name the same people.
 	apiJSON(t, "POST", base+"/api/auth/login", "", map[string]string{"email": patientEmail, "password": "wrong " + canary})

@@ -144,20 +144,6 @@ func readDemoAccount(t testing.TB, env map[string]string, role string) demoAccou
 func signInDemo(t testing.TB, env map[string]string, base, role string) (string, string) {
 	t.Helper()
 	a := readDemoAccount(t, env, role)
-	resp, err := http.Post(base+"/api/auth/login", "application/json",
-		strings.NewReader(fmt.Sprintf(`{"email":%q,"password":%q}`, a.Email, a.Password)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Data struct {
-			Token string
-			User  struct{ ID string }
-		}
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Data.Token == "" {
-		t.Fatalf("login %s: %v", role, err)
-	}
-	return out.Data.Token, out.Data.User.ID
+	s := mustLogin(t, base, a.Email, a.Password)
+	return s.token, s.id
 }

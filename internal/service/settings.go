@@ -50,14 +50,8 @@ func NewSettingsService(store SettingsStore, analyzers []analysis.Analyzer) *Set
 
 // AnalysisSendsTo names, for each configured provider that sends images out
 // of the server, the host they go to.
-// An empty map when none does (never nil: the API answers an object).
-func (s *SettingsService) AnalysisSendsTo() map[string]string {
-	out := maps.Clone(s.sendsTo)
-	if out == nil {
-		out = map[string]string{}
-	}
-	return out
-}
+// An empty map when none does (the API answers an object).
+func (s *SettingsService) AnalysisSendsTo() map[string]string { return maps.Clone(s.sendsTo) }
 
 // SettingsChange is a PUT /api/settings: the settings sent, nil for the others.
 type SettingsChange struct {
