@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -128,5 +129,21 @@ func TestMailName(t *testing.T) {
 	}
 	if got := mailName(domain.User{Verified: true, Profile: domain.Profile{Firstname: "Ada"}}); got != "Ada" {
 		t.Errorf("mailName = %q", got)
+	}
+}
+
+type failingAuditWriter struct{}
+
+func (failingAuditWriter) AppendAudit(context.Context, domain.AuditEntry) error {
+	return domain.Errorf(domain.EUNAVAILABLE, "The service is temporarily unavailable.")
+}
+
+// An audit entry that cannot be written is counted for the metrics
+// (medishare_audit_write_failures_total), and the failure is returned.
+func TestAuditWriteFailuresAreCounted(t *testing.T) {
+	before := AuditWriteFailures()
+	err := record(context.Background(), failingAuditWriter{}, domain.RequestMeta{}, Event{Action: domain.ActionLogin})
+	if err == nil || AuditWriteFailures() != before+1 {
+		t.Fatalf("err %v, failures %d then %d", err, before, AuditWriteFailures())
 	}
 }
