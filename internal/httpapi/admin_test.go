@@ -191,7 +191,7 @@ func TestSettingsTakeEffectOnEveryInstance(t *testing.T) {
 	if r := putSettings(t, admin, map[string]any{"providerApprovalRequired": true}); r.Status != http.StatusOK {
 		t.Fatalf("require approval: %d %s", r.Status, r.Raw)
 	}
-	newcomer := &apptest.Person{Role: domain.RoleProvider, Client: twin.Client()}
+	newcomer := &apptest.Person{Client: twin.Client()}
 	reg = apptest.Registration(domain.RoleProvider)
 	newcomer.Email, newcomer.Password = reg["email"].(string), reg["password"].(string)
 	if r := newcomer.Do(t, "POST", "/api/auth/register", reg); r.Status != http.StatusCreated {
