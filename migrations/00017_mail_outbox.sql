@@ -1,5 +1,5 @@
 -- +goose Up
--- Mail waiting to be sent (issue 14, "Nothing lost"). A row is written in
+-- Mail waiting to be sent, so that no mail is lost. A row is written in
 -- the same transaction as what the mail tells of (a code, a share), so a
 -- crash after the answer loses no mail; whichever instance takes the row
 -- first (FOR UPDATE SKIP LOCKED) sends it while holding its lock and deletes

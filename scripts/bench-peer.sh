@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# MediShare beside Orthanc (issue 10, `make bench-peer`): installs Debian's
+# MediShare beside Orthanc (`make bench-peer`): installs Debian's
 # orthanc, orthanc-postgresql and wrk when they are missing, starts the
 # private test PostgreSQL cluster, and runs BenchmarkPeer once against the real
 # bin/medishare (built by make) and an Orthanc it starts itself with a

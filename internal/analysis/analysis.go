@@ -1,8 +1,8 @@
 // Package analysis looks at a medical image and says what can be said
 // about it. The built-in analyser (builtin.go) measures the image's
 // technical quality on its rendered pixels and reports the file's facts; it
-// never diagnoses. An external vision model, reached through the OpenAI
-// Chat Completions protocol, arrives with the rest of issue 13.
+// never diagnoses. An external vision model is reached through the OpenAI
+// Chat Completions protocol (openai.go).
 package analysis
 
 import (
