@@ -12,46 +12,75 @@ GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 WEB_DEPS    := web/node_modules/.installed
 
-.PHONY: build web run test lint vet test-go test-web test-e2e bench bench-peer soak check-generated generate tools db-stop clean
+# Every step of `make test` is timed and logged here (scripts/step.sh).
+STEPS := $(CURDIR)/data/test-steps
+STEP  := scripts/step.sh $(STEPS)
+# How many steps of `make test` run side by side. Two cores are kept busy by
+# the compilers and test processes; the third slot goes to whatever is waiting
+# on the network, PostgreSQL or a browser (downloads, apt, Playwright).
+TEST_JOBS ?= 3
+
+.PHONY: build web web-deps run test test-steps lint vet test-go test-short test-web test-e2e packages s3-server \
+	bench bench-peer soak check-generated generate tools db-stop clean
 
 ## build: the web app, then bin/medishare with the app embedded
 build: web
-	go build -trimpath -ldflags '$(GO_LDFLAGS)' -o bin/medishare ./cmd/medishare
+	@$(STEP) build-server go build -trimpath -ldflags '$(GO_LDFLAGS)' -o bin/medishare ./cmd/medishare
 
+# Type checking is left to `make test` (test-web), so it runs once.
 web: $(WEB_DEPS)
-	cd web && npm run build
+	@$(STEP) build-web bash -c 'cd web && npm run build'
 
+web-deps: $(WEB_DEPS)
 $(WEB_DEPS): web/package.json web/package-lock.json
-	cd web && npm ci --no-audit --no-fund
+	@$(STEP) web-deps bash -c 'cd web && npm ci --no-audit --no-fund'
 	touch $@
 
 ## run: build and serve on http://127.0.0.1:8080 in development mode
 run: build
 	scripts/run-dev.sh
 
-## test: generated code, Go lint (and its self-test), vet, Go tests with -race, web lint/types/unit tests, Playwright
-test: check-generated lint vet test-go test-web test-e2e
-	@echo "make test: every suite passed"
+## test: every suite (generated code, lint and its self-test, Go tests with -race, web lint, types and unit tests, Playwright); independent steps run side by side, and each step's time is printed at the end
+test:
+	@scripts/step.sh --reset $(STEPS)
+	@rc=0; $(MAKE) --no-print-directory -j$(TEST_JOBS) test-steps || rc=$$?; \
+		scripts/step.sh --summary $(STEPS); \
+		if [ $$rc -eq 0 ]; then echo "make test: every suite passed"; else echo "make test: FAILED" >&2; fi; exit $$rc
 
-## lint: golangci-lint with .golangci.yml (the layers' import rules, unused code, unchecked errors, staticcheck), then its self-test
+# The order is the order make starts them in: what waits on the network first.
+test-steps: packages web-deps test-web check-generated lint test-go test-e2e
+
+## packages: the Debian packages the tests use (PostgreSQL, Chromium, curl), in one apt transaction
+packages:
+	@$(STEP) packages scripts/apt-ensure.sh '/usr/lib/postgresql/*/bin/initdb:postgresql' curl:curl chromium:chromium
+
+## lint: golangci-lint with .golangci.yml (the layers' import rules, every go vet analyzer, unused code, unchecked errors, staticcheck), then its self-test
 lint: $(GOLANGCI_LINT)
-	$(GOLANGCI_LINT) run ./...
-	scripts/lint-selftest.sh $(GOLANGCI_LINT)
+	@$(STEP) lint $(GOLANGCI_LINT) run ./...
+	@$(STEP) lint-selftest scripts/lint-selftest.sh $(GOLANGCI_LINT)
 
-vet:
-	go vet ./...
+# golangci-lint's govet runs every analyzer `go vet` does.
+vet: lint
 
-# The S3 server for the blob store's tests is built first, so no test waits on it.
-test-go:
-	scripts/s3.sh build data/s3-test
-	go test -race -count=1 -timeout 20m ./...
+# Vet is golangci-lint's (make lint); the S3 server for the blob store's
+# tests is built first, so no test waits on it.
+test-go: s3-server
+	@$(STEP) test-go go test -race -vet=off -count=1 -timeout 20m ./...
+
+## test-short: the fast tier of the Go tests (no real-process or long corpus tests), for the edit-test loop
+test-short: s3-server
+	go test -short -vet=off -count=1 ./...
+
+s3-server:
+	@$(STEP) build-versitygw scripts/s3.sh build data/s3-test
 
 test-web: $(WEB_DEPS)
-	cd web && npm run lint && npm run typecheck && npm test
+	@$(STEP) web-lint bash -c 'cd web && npm run lint'
+	@$(STEP) web-typecheck bash -c 'cd web && npm run typecheck'
+	@$(STEP) web-unit bash -c 'cd web && npm test'
 
-test-e2e: build
-	scripts/ensure-chromium.sh
-	cd web && npm run e2e
+test-e2e: build packages
+	@$(STEP) e2e bash -c 'scripts/ensure-chromium.sh && cd web && npm run e2e'
 
 ## bench: upload/download throughput, CPU per download, previews, server and preview memory, lists at 100,000 records and the audit log at a million entries, against the real process; writes docs/performance.md
 bench: build
@@ -73,21 +102,21 @@ generate: $(SQLC)
 
 ## check-generated: fail when the committed sqlc code is stale
 check-generated: $(SQLC)
-	@$(SQLC) diff || { echo "sqlc output is stale: run 'make generate' and commit the result" >&2; exit 1; }
+	@$(STEP) check-generated bash -c '$(SQLC) diff || { echo "sqlc output is stale: run make generate and commit the result" >&2; exit 1; }'
 
 # sqlc built without cgo (its WebAssembly parser) installs in about a minute.
 $(SQLC):
 	mkdir -p $(TOOLS)
-	CGO_ENABLED=0 GOBIN=$(TOOLS) go install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
+	@$(STEP) build-sqlc env CGO_ENABLED=0 GOBIN=$(TOOLS) GOFLAGS=-trimpath go install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
 	mv $(TOOLS)/sqlc $@
 
 # golangci-lint installs from the module proxy in about three minutes on two cores.
 $(GOLANGCI_LINT):
 	mkdir -p $(TOOLS)
-	CGO_ENABLED=0 GOBIN=$(TOOLS) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	@$(STEP) build-golangci-lint env CGO_ENABLED=0 GOBIN=$(TOOLS) GOFLAGS=-trimpath go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	mv $(TOOLS)/golangci-lint $@
 
-tools: $(SQLC) $(GOLANGCI_LINT)
+tools: $(SQLC) $(GOLANGCI_LINT) s3-server
 
 ## db-stop: stop the development and test PostgreSQL clusters and the test S3 server
 db-stop:

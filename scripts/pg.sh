@@ -31,10 +31,7 @@ find_bindir() {
 
 bindir=$(find_bindir || true)
 if [ -z "$bindir" ] && [ "$cmd" = start ]; then
-	echo "pg.sh: PostgreSQL not found; installing Debian's postgresql" >&2
-	sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
+	"$(dirname "${BASH_SOURCE[0]}")/apt-ensure.sh" '/usr/lib/postgresql/*/bin/initdb:postgresql'
 	bindir=$(find_bindir)
 fi
 

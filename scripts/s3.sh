@@ -90,12 +90,7 @@ print_env() {
 		"$(endpoint)" "$access" "$secret" "$bucket"
 }
 
-if ! command -v curl >/dev/null 2>&1; then
-	echo "s3.sh: curl not found; installing Debian's curl" >&2
-	sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl >&2
-fi
+"$root/scripts/apt-ensure.sh" curl:curl
 
 case "$cmd" in
 build)
@@ -129,10 +124,13 @@ start)
 				posix --sidecar "$dir/meta" --dir-perms 0700 --file-perms 0600 "$dir/data" \
 				>"$dir/server.log" 2>&1 </dev/null 9>&-
 		) &
-		echo $! > "$dir/pid"
-		for _ in $(seq 1 100); do
+		pid=$!
+		echo "$pid" > "$dir/pid"
+		# Until the subshell has exec'd, its command line is bash's, not
+		# versitygw's: only whether the process is still there tells here.
+		for _ in $(seq 1 300); do
 			answers && break
-			if ! running; then
+			if ! kill -0 "$pid" 2>/dev/null; then
 				echo "s3.sh: versitygw exited:" >&2; tail -n 20 "$dir/server.log" >&2; exit 1
 			fi
 			sleep 0.1

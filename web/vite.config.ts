@@ -49,6 +49,9 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     restoreMocks: true,
     css: false,
+    // A deadline, not a wait: make test runs these beside the Go tests and
+    // Playwright on two cores, where a render can take seconds.
+    testTimeout: 30_000,
     alias: [
       {
         // Vitest loads the CommonJS build for 'react-router' but the ES build

@@ -32,6 +32,9 @@ async function openDocs(page: Page) {
 
 test.describe('the API reference page', () => {
   test('renders the routes from /api/openapi.json, by keyboard, within the CSP', async ({ page }) => {
+    // Every route of the document is on the page, and axe checks them all:
+    // on two busy cores that takes longer than the usual deadline.
+    test.slow();
     const problems = await watchProblems(page);
     await openDocs(page);
 
