@@ -446,6 +446,7 @@ describe('/view-images sharing', () => {
     mock.onGet('/upload/my-images').reply(200, pageOf([image(1, { shares: [share] })]));
     mock.onGet('/upload/shared-images').reply(200, EMPTY);
     mock.onGet('/users').reply(200, pageOf([provider, patient], 1, 1, 20));
+    mock.onGet('/sharing/limits').reply(200, { data: { shareLifetimeDefaultHours: 24, shareLifetimeMaxHours: 168 } });
     mock.onPost('/sharing/request').reply(201, { message: 'Image shared successfully.', data: { id: 'share-1', expiresAt: share.expiresAt } });
     const user = userEvent.setup();
     renderAs(provider);
@@ -454,6 +455,7 @@ describe('/view-images sharing', () => {
     // The caller is left out of the list.
     expect(await within(dialog).findAllByRole('radio')).toHaveLength(1);
     await user.click(within(dialog).getByRole('radio', { name: /Khan, Amina/ }));
+    await vi.waitFor(() => expect(within(dialog).getByRole('combobox', { name: 'Expires after' })).toHaveValue('24'));
     await user.click(within(dialog).getByRole('button', { name: 'Share' }));
 
     expect(await screen.findByText('Image shared successfully.')).toBeInTheDocument();
