@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatDateTime } from '@/lib/format';
+import { deferred } from '@/test/deferred';
 import { makeImage, makeUser, pageOf } from '@/test/fixtures';
 import { mockApi, renderRoute } from '@/test/render';
 import type { User } from '@/types/api';
@@ -43,11 +44,16 @@ function listCalls(url: string) {
 
 describe('/view-images', () => {
   it('shows a spinner while loading', async () => {
-    mock.onGet('/upload/my-images').reply(() => new Promise((resolve) => setTimeout(() => resolve([200, EMPTY]), 50)));
+    const answer = deferred<[number, unknown]>();
+    mock.onGet('/upload/my-images').reply(() => answer.promise);
     mock.onGet('/upload/shared-images').reply(200, EMPTY);
     renderAs(provider);
     expect(screen.getByRole('heading', { level: 1, name: 'View Medical Images' })).toBeInTheDocument();
     expect(within(section('Uploaded Images')).getByRole('status')).toHaveTextContent('Loading uploaded images…');
+    // Still loading once the list has been asked for, until its answer comes.
+    await vi.waitFor(() => expect(listCalls('/upload/my-images')).toHaveLength(1));
+    expect(within(section('Uploaded Images')).getByRole('status')).toHaveTextContent('Loading uploaded images…');
+    answer.resolve([200, EMPTY]);
     expect(await within(section('Uploaded Images')).findByText('No uploaded images found.')).toBeInTheDocument();
     expect(within(section('Uploaded Images')).queryByRole('status')).not.toBeInTheDocument();
   });

@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { imageTag } from '@/lib/api';
 import { makeUser, pageOf } from '@/test/fixtures';
 import { mockApi, renderWithStore } from '@/test/render';
+import { searchFor } from '@/test/search';
 import { watchTag } from '@/test/tag-probe';
 import type { User } from '@/types/api';
 import type { ImageShare } from '@/types/images';
@@ -81,16 +82,14 @@ describe('ShareImageModal', () => {
   });
 
   it("searches by name after a pause in typing and says 'No users found' when none match", async () => {
-    const user = userEvent.setup();
     const { dialog } = renderModal();
     await within(dialog).findByRole('radio', { name: /Khan, Ayesha/ });
-    await user.type(within(dialog).getByRole('searchbox', { name: 'Search users by name' }), 'mal');
+    await searchFor(within(dialog).getByRole('searchbox', { name: 'Search users by name' }), 'mal');
     await vi.waitFor(() => expect(within(dialog).queryByRole('radio', { name: /Khan, Ayesha/ })).not.toBeInTheDocument());
     expect(within(dialog).getByRole('radio', { name: /Malik, Sara/ })).toBeInTheDocument();
     expect(userCalls().at(-1)?.params).toEqual({ limit: 20, search: 'mal' });
 
-    await user.clear(within(dialog).getByRole('searchbox', { name: 'Search users by name' }));
-    await user.type(within(dialog).getByRole('searchbox', { name: 'Search users by name' }), 'zzz');
+    await searchFor(within(dialog).getByRole('searchbox', { name: 'Search users by name' }), 'zzz');
     expect(await within(dialog).findByText('No users found')).toBeInTheDocument();
     expect(within(dialog).queryByRole('radio')).not.toBeInTheDocument();
   });
