@@ -79,20 +79,24 @@ func nonNil(list []string) []string {
 	return list
 }
 
+// analysisDone is the message of every analysis answer, the stored one
+// included: the app toasts it (product.md §7, "success toast from message").
+const analysisDone = "Analysis complete."
+
 func (a *api) getAnalysis(w http.ResponseWriter, r *http.Request) {
 	an, err := a.Analysis.Get(r.Context(), principal(r), chi.URLParam(r, "imageId"), meta(r))
-	writeAnalysis(w, r, an, err, "")
+	writeAnalysis(w, r, an, err)
 }
 
 func (a *api) runAnalysis(w http.ResponseWriter, r *http.Request) {
 	an, err := a.Analysis.Run(r.Context(), principal(r), chi.URLParam(r, "imageId"), meta(r))
-	writeAnalysis(w, r, an, err, "Analysis complete.")
+	writeAnalysis(w, r, an, err)
 }
 
-func writeAnalysis(w http.ResponseWriter, r *http.Request, an service.Analysis, err error, message string) {
+func writeAnalysis(w http.ResponseWriter, r *http.Request, an service.Analysis, err error) {
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeOK(w, http.StatusOK, message, toAnalysisJSON(an))
+	writeOK(w, http.StatusOK, analysisDone, toAnalysisJSON(an))
 }

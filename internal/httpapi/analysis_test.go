@@ -31,6 +31,10 @@ func TestBuiltinAnalysis(t *testing.T) {
 	if r.Status != http.StatusOK {
 		t.Fatalf("analysis: %d %s", r.Status, r.Raw)
 	}
+	// The app toasts the message of the answer (product.md §7).
+	if r.Message() != "Analysis complete." {
+		t.Errorf("message %q, want %q", r.Message(), "Analysis complete.")
+	}
 	a := r.Data()
 	warnings, _ := a["warnings"].([]any)
 	if a["provider"] != "builtin" || a["model"] != analysis.BuiltinModel || a["imageId"] != ct || a["confidence"] != nil ||
@@ -43,8 +47,8 @@ func TestBuiltinAnalysis(t *testing.T) {
 	}
 
 	// The stored analysis comes back as it was; POST runs a new one.
-	if again := provider.Do(t, "GET", "/api/analyze/"+ct, nil); again.Data()["timestamp"] != a["timestamp"] {
-		t.Errorf("a second GET ran again: %v then %v", a["timestamp"], again.Data()["timestamp"])
+	if again := provider.Do(t, "GET", "/api/analyze/"+ct, nil); again.Data()["timestamp"] != a["timestamp"] || again.Message() != "Analysis complete." {
+		t.Errorf("a second GET ran again or says nothing: %v then %v, %q", a["timestamp"], again.Data()["timestamp"], again.Message())
 	}
 	app.Clock.Shift(2e9)
 	rerun := provider.Do(t, "POST", "/api/analyze/"+ct, nil)

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -114,11 +115,20 @@ func (a *api) mountAuth(r chi.Router) {
 // registerRequest is the registration payload of product.md §3. Fields the
 // client may not set (active, verified...) are simply not read (S7).
 type registerRequest struct {
-	Email    string `json:"email"`
-	Username string `json:"username"`
-	Password string `json:"password"`
-	Role     string `json:"role"`
-	profileJSON
+	Email    string      `json:"email"`
+	Username string      `json:"username"`
+	Password string      `json:"password"`
+	Role     string      `json:"role"`
+	Profile  profileJSON `json:"-"` // the same object's profile members
+}
+
+// UnmarshalJSON reads the account's members, then the profile's.
+func (in *registerRequest) UnmarshalJSON(b []byte) error {
+	type account registerRequest // the struct's own members, without this method
+	if err := json.Unmarshal(b, (*account)(in)); err != nil {
+		return err
+	}
+	return json.Unmarshal(b, &in.Profile)
 }
 
 func (a *api) register(w http.ResponseWriter, r *http.Request) {
@@ -128,7 +138,7 @@ func (a *api) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	email, err := a.Registration.Register(r.Context(), service.Registration{
-		Email: in.Email, Username: in.Username, Password: in.Password, Role: in.Role, Profile: in.over(domain.Profile{}),
+		Email: in.Email, Username: in.Username, Password: in.Password, Role: in.Role, Profile: in.Profile.profile(),
 	}, meta(r))
 	if err != nil {
 		writeError(w, r, err)

@@ -133,7 +133,13 @@ func checkStrings(v reflect.Value, field string) error {
 			if err := checkStrings(iter.Key(), field); err != nil {
 				return err
 			}
-			if err := checkStrings(iter.Value(), field); err != nil {
+			// A map with text keys holds a JSON object's members: name a
+			// bad value by its member.
+			name := field
+			if iter.Key().Kind() == reflect.String {
+				name = iter.Key().String()
+			}
+			if err := checkStrings(iter.Value(), name); err != nil {
 				return err
 			}
 		}

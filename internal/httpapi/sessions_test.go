@@ -1,9 +1,12 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"mime/multipart"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -288,7 +291,7 @@ func TestProfileUpdateCannotChangeRoleOrEmail(t *testing.T) {
 	r := p.Do(t, "PUT", "/api/users/profile", map[string]any{
 		"firstname": "<script>alert(1)</script>", "lastname": "O'Brien; DROP TABLE users;--",
 		"role": "admin", "email": "new@clinic.test", "username": "root", "active": false, "verified": false,
-		"gender": "MALE", "bio": "<b>bold</b>", "primphysician": "Dr. Rao", "specialization": "Surgery",
+		"gender": "MALE", "bio": "<b>bold</b>", "primphysician": "Dr. Rao",
 	})
 	if r.Status != 200 || r.Message() != "Profile updated successfully!" {
 		t.Fatalf("update: %d %s", r.Status, r.Raw)
@@ -304,6 +307,75 @@ func TestProfileUpdateCannotChangeRoleOrEmail(t *testing.T) {
 	}
 	if r := p.Do(t, "PUT", "/api/users/profile", map[string]any{"dob": "yesterday"}); r.Status != 422 {
 		t.Fatalf("bad date: %d", r.Status)
+	}
+}
+
+// TestProfileFieldsOfAnotherRole: a profile update that gives a value to a
+// field of another role is refused with a field error, whatever the body's
+// form, and changes nothing; such a field sent empty is no change.
+func TestProfileFieldsOfAnotherRole(t *testing.T) {
+	app := apptest.New(t)
+	patient := app.SignUp(t, domain.RolePatient)
+	provider := app.SignUp(t, domain.RoleProvider)
+	admin := app.SignUp(t, domain.RoleAdmin)
+	const notYours = "This field does not apply to your role."
+	form := func(fields url.Values) func(p *apptest.Person) *apptest.Response {
+		return func(p *apptest.Person) *apptest.Response {
+			return p.Send(t, "PUT", "/api/users/profile", "application/x-www-form-urlencoded", strings.NewReader(fields.Encode()))
+		}
+	}
+	multipartForm := func(fields map[string]string) func(p *apptest.Person) *apptest.Response {
+		return func(p *apptest.Person) *apptest.Response {
+			var body bytes.Buffer
+			w := multipart.NewWriter(&body)
+			for name, value := range fields {
+				if err := w.WriteField(name, value); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			return p.Send(t, "PUT", "/api/users/profile", w.FormDataContentType(), &body)
+		}
+	}
+	jsonBody := func(body map[string]any) func(p *apptest.Person) *apptest.Response {
+		return func(p *apptest.Person) *apptest.Response { return p.Do(t, "PUT", "/api/users/profile", body) }
+	}
+	tests := []struct {
+		name   string
+		who    *apptest.Person
+		send   func(p *apptest.Person) *apptest.Response
+		fields []string // refused; none: saved
+	}{
+		{"a patient's specialization (JSON)", patient, jsonBody(map[string]any{"city": "Lahore", "specialization": "Surgery"}), []string{"specialization"}},
+		{"a patient's provider details (form)", patient, form(url.Values{"city": {"Lahore"}, "licensenumber": {"L-1"}, "taxid": {"T-1"}}), []string{"taxid", "licensenumber"}},
+		{"a provider's blood group (multipart)", provider, multipartForm(map[string]string{"city": "Lahore", "bloodgroup": "O+"}), []string{"bloodgroup"}},
+		{"an admin's primary physician", admin, jsonBody(map[string]any{"primphysician": "Dr. Rao"}), []string{"primphysician"}},
+		{"another role's fields sent empty", provider, jsonBody(map[string]any{"city": "Quetta", "bloodgroup": "", "primphysician": " "}), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := tt.who.Do(t, "GET", "/api/users/profile", nil).Data()
+			r := tt.send(tt.who)
+			if tt.fields == nil {
+				if r.Status != http.StatusOK || r.Data()["city"] != "Quetta" || r.Data()["bloodgroup"] != nil {
+					t.Fatalf("%d %s", r.Status, r.Raw)
+				}
+				return
+			}
+			if r.Status != http.StatusUnprocessableEntity || strings.Join(fieldsOf(r), ",") != strings.Join(tt.fields, ",") {
+				t.Fatalf("%d %s, want 422 on %v", r.Status, r.Raw, tt.fields)
+			}
+			for _, e := range r.Body["errors"].([]any) {
+				if msg := e.(map[string]any)["message"]; msg != notYours {
+					t.Errorf("field error %q, want %q", msg, notYours)
+				}
+			}
+			if after := tt.who.Do(t, "GET", "/api/users/profile", nil).Data(); after["city"] != before["city"] {
+				t.Errorf("the refused update changed the city: %v to %v", before["city"], after["city"])
+			}
+		})
 	}
 }
 

@@ -15,6 +15,7 @@ func (a *api) mountSharing(r chi.Router) {
 	r.Post("/sharing/verify", a.verifyShare)
 	r.Delete("/sharing/{id}", a.revokeShare)
 	r.Get("/sharing/sent", a.listSentShares)
+	r.Get("/sharing/limits", a.shareLimits)
 }
 
 // shareJSON is a share as its sharer sees it (api.md "Sharing").
@@ -101,4 +102,15 @@ func (a *api) listSentShares(w http.ResponseWriter, r *http.Request) {
 	writePage(w, r, func(page domain.Page) ([]domain.Share, domain.PageOf, error) {
 		return a.Sharing.Sent(r.Context(), principal(r), page, meta(r))
 	}, func(sh domain.Share) shareJSON { return toShareJSON(sh, now) })
+}
+
+// shareLimits answers the lifetimes the Share dialog may offer: the
+// settings' two share lifetimes, for those who may share (not only admins).
+func (a *api) shareLimits(w http.ResponseWriter, r *http.Request) {
+	l, err := a.Sharing.Limits(r.Context(), principal(r), meta(r))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeOK(w, http.StatusOK, "", map[string]int{"shareLifetimeDefaultHours": l.DefaultHours, "shareLifetimeMaxHours": l.MaxHours})
 }

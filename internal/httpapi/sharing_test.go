@@ -508,6 +508,7 @@ func TestSharingRouteMatrix(t *testing.T) {
 			return map[string]any{"imagemetadataId": imageID, "createdfor": patient2.ID}
 		}, [6]int{401, 403, 403, 201, 404, 201}},
 		{"GET", "/api/sharing/sent", nil, [6]int{401, 403, 403, 200, 200, 200}},
+		{"GET", "/api/sharing/limits", nil, [6]int{401, 403, 403, 200, 200, 200}},
 		{"POST", "/api/sharing/verify", func() any {
 			return map[string]any{"sharingRequestId": newShare(), "verificationCode": "000000"}
 		}, [6]int{401, 400, 404, 404, 404, 404}},
@@ -531,6 +532,46 @@ func TestSharingRouteMatrix(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestShareLimits: whoever may share reads the admin's share lifetimes,
+// which are not otherwise theirs to read (GET /api/settings is for admins),
+// so that the Share dialog offers what the server accepts; they follow a
+// change at once, and the server still refuses more than the maximum.
+func TestShareLimits(t *testing.T) {
+	app := apptest.New(t)
+	provider := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	admin := app.SignUp(t, domain.RoleAdmin)
+	limits := func(p *apptest.Person) [2]any {
+		t.Helper()
+		r := p.Do(t, "GET", "/api/sharing/limits", nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("GET /api/sharing/limits as %s: %d %s", p.Role, r.Status, r.Raw)
+		}
+		return [2]any{r.Data()["shareLifetimeDefaultHours"], r.Data()["shareLifetimeMaxHours"]}
+	}
+	if got := limits(provider); got != [2]any{float64(24), float64(168)} {
+		t.Errorf("the limits by default: %v, want [24 168]", got)
+	}
+	if r := putSettings(t, admin, map[string]any{"shareLifetimeDefaultHours": 48, "shareLifetimeMaxHours": 72}); r.Status != http.StatusOK {
+		t.Fatalf("settings: %d %s", r.Status, r.Raw)
+	}
+	for _, p := range []*apptest.Person{provider, admin} {
+		if got := limits(p); got != [2]any{float64(48), float64(72)} {
+			t.Errorf("the limits for %s after the change: %v, want [48 72]", p.Role, got)
+		}
+	}
+	if r := patient.Do(t, "GET", "/api/sharing/limits", nil); r.Status != http.StatusForbidden || r.Message() != "You are not allowed to share images." {
+		t.Errorf("a patient: %d %s", r.Status, r.Raw)
+	}
+
+	imageID := sharedImage(t, provider, patient.ID)
+	over := provider.Do(t, "POST", "/api/sharing/request", map[string]any{"imagemetadataId": imageID, "createdfor": patient.ID, "expiresInHours": 73})
+	if over.Status != http.StatusUnprocessableEntity || over.Message() != "The share lifetime must be between 1 and 72 hours." {
+		t.Errorf("73 hours: %d %s", over.Status, over.Raw)
+	}
+	share(t, app, provider, patient, imageID, map[string]any{"expiresInHours": 72})
 }
 
 // TestProviderSeesTheirPatientsDetails: a provider sees a patient's contact

@@ -1,10 +1,13 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -17,87 +20,96 @@ import (
 // The profile form may be larger than other JSON bodies (api.md).
 const maxProfileBody = 1 << 20
 
-// profileJSON is the profile of product.md §7 as the API writes and reads
-// it: an unknown value is null; in a request, an absent member leaves the
-// value as it was.
-type profileJSON struct {
-	Firstname       *string `json:"firstname"`
-	Lastname        *string `json:"lastname"`
-	Phone           *string `json:"phone"`
-	DOB             *string `json:"dob"`
-	Gender          *string `json:"gender"`
-	Address         *string `json:"address"`
-	City            *string `json:"city"`
-	State           *string `json:"state"`
-	Country         *string `json:"country"`
-	Zipcode         *string `json:"zipcode"`
-	Bio             *string `json:"bio"`
-	TaxID           *string `json:"taxid"`
-	LicenseNumber   *string `json:"licensenumber"`
-	InsuranceNumber *string `json:"insurancenumber"`
-	Specialization  *string `json:"specialization"`
-	BloodGroup      *string `json:"bloodgroup"`
-	PrimPhysician   *string `json:"primphysician"`
-}
+// profileJSON is the profile members of a request (product.md §7), by the
+// names of domain.ProfileFields: a member that is absent or null is not in
+// it; members of other names are not profile fields and are ignored.
+type profileJSON map[string]string
 
-// fields pairs each member with its field of a domain.Profile: the one
-// place where the two are matched, for both directions.
-func (j *profileJSON) fields(p *domain.Profile) []struct {
-	json   **string
-	domain *string
-} {
-	return []struct {
-		json   **string
-		domain *string
-	}{
-		{&j.Firstname, &p.Firstname}, {&j.Lastname, &p.Lastname}, {&j.Phone, &p.Phone}, {&j.DOB, &p.DOB},
-		{&j.Gender, &p.Gender}, {&j.Address, &p.Address}, {&j.City, &p.City}, {&j.State, &p.State},
-		{&j.Country, &p.Country}, {&j.Zipcode, &p.Zipcode}, {&j.Bio, &p.Bio}, {&j.TaxID, &p.TaxID},
-		{&j.LicenseNumber, &p.LicenseNumber}, {&j.InsuranceNumber, &p.InsuranceNumber},
-		{&j.Specialization, &p.Specialization}, {&j.BloodGroup, &p.BloodGroup}, {&j.PrimPhysician, &p.PrimPhysician},
+// UnmarshalJSON reads the profile members of a JSON object.
+func (j *profileJSON) UnmarshalJSON(b []byte) error {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
+		return err
 	}
+	out := profileJSON{}
+	for _, f := range domain.ProfileFields {
+		raw, ok := members[f.Name]
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		var value string
+		if err := json.Unmarshal(raw, &value); err != nil {
+			return &json.UnmarshalTypeError{Value: "non-string", Type: reflect.TypeFor[string](), Field: f.Name}
+		}
+		out[f.Name] = value
+	}
+	*j = out
+	return nil
 }
 
-// toProfileJSON writes a profile, empty values as null.
-func toProfileJSON(p domain.Profile) profileJSON {
-	var out profileJSON
-	for _, f := range out.fields(&p) {
-		if *f.domain != "" {
-			*f.json = f.domain
+// profile is a new profile with the members sent.
+func (j profileJSON) profile() domain.Profile {
+	var p domain.Profile
+	for _, f := range domain.ProfileFields {
+		if value, ok := j[f.Name]; ok {
+			*f.Of(&p) = value
 		}
 	}
-	return out
+	return p
 }
 
-// over returns base with the members the request sent.
-func (j profileJSON) over(base domain.Profile) domain.Profile {
-	for _, f := range j.fields(&base) {
-		if *f.json != nil {
-			*f.domain = **f.json
-		}
-	}
-	return base
-}
-
-// userJSON is the user object of api.md.
+// userJSON is the user object of api.md: the account's members, each
+// field of domain.ProfileFields (an empty one as null, a required one
+// always as text), then createdAt.
 type userJSON struct {
-	ID       string `json:"id"`
-	Email    string `json:"email"`
-	Username string `json:"username"`
-	Role     string `json:"role"`
-	Active   bool   `json:"active"`
-	Verified bool   `json:"verified"`
-	Approved bool   `json:"approved"`
-	profileJSON
-	CreatedAt time.Time `json:"createdAt"`
+	ID        string         `json:"id"`
+	Email     string         `json:"email"`
+	Username  string         `json:"username"`
+	Role      string         `json:"role"`
+	Active    bool           `json:"active"`
+	Verified  bool           `json:"verified"`
+	Approved  bool           `json:"approved"`
+	Profile   domain.Profile `json:"-"`
+	CreatedAt time.Time      `json:"-"`
 }
 
 func toUserJSON(u domain.User) userJSON {
-	out := userJSON{ID: u.ID, Email: u.Email, Username: u.Username, Role: u.Role, Active: u.Active, Verified: u.Verified, Approved: !u.AwaitingApproval,
-		profileJSON: toProfileJSON(u.Profile), CreatedAt: u.CreatedAt.UTC()}
-	// The names are always written, empty or not.
-	out.Firstname, out.Lastname = &u.Firstname, &u.Lastname
-	return out
+	return userJSON{ID: u.ID, Email: u.Email, Username: u.Username, Role: u.Role, Active: u.Active, Verified: u.Verified,
+		Approved: !u.AwaitingApproval, Profile: u.Profile, CreatedAt: u.CreatedAt.UTC()}
+}
+
+// MarshalJSON writes the members in the order api.md lists them.
+func (u userJSON) MarshalJSON() ([]byte, error) {
+	type account userJSON // the struct's own members, without this method
+	b, err := json.Marshal(account(u))
+	if err != nil {
+		return nil, err
+	}
+	out := bytes.NewBuffer(b[:len(b)-1]) // without the closing brace
+	for _, f := range domain.ProfileFields {
+		var value *string
+		if v := *f.Of(&u.Profile); v != "" || f.Required {
+			value = &v
+		}
+		if err := writeMember(out, f.Name, value); err != nil {
+			return nil, err
+		}
+	}
+	if err := writeMember(out, "createdAt", u.CreatedAt); err != nil {
+		return nil, err
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
+}
+
+// writeMember appends `,"name":value` to an object being written.
+func writeMember(out *bytes.Buffer, name string, value any) error {
+	v, err := json.Marshal(value)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, ",%q:%s", name, v)
+	return nil
 }
 
 // readProfile reads the profile from JSON or from a form (multipart or
@@ -115,21 +127,20 @@ func readProfile(w http.ResponseWriter, r *http.Request) (profileJSON, error) {
 		}
 		return in, domain.Errorf(domain.EINVALID, "The form could not be read.")
 	}
-	form := map[string]string{}
 	for name, values := range r.PostForm {
 		if len(values) > 0 {
 			if err := checkText(name, values[0]); err != nil {
 				return in, err
 			}
-			form[name] = values[0]
 		}
 	}
-	// The form's fields are the JSON members: decode them the same way.
-	b, err := json.Marshal(form)
-	if err != nil {
-		return in, err
+	in = profileJSON{}
+	for _, f := range domain.ProfileFields {
+		if values := r.PostForm[f.Name]; len(values) > 0 {
+			in[f.Name] = values[0]
+		}
 	}
-	return in, json.Unmarshal(b, &in)
+	return in, nil
 }
 
 func (a *api) mountUsers(r chi.Router) {
@@ -155,8 +166,7 @@ func (a *api) updateProfile(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	p := principal(r)
-	u, err := a.Users.UpdateProfile(r.Context(), p, in.over(p.User.Profile), meta(r))
+	u, err := a.Users.UpdateProfile(r.Context(), principal(r), service.ProfileChange(in), meta(r))
 	if err != nil {
 		writeError(w, r, err)
 		return

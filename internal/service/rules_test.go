@@ -74,6 +74,52 @@ func TestNormalizeProfile(t *testing.T) {
 	}
 }
 
+func TestApplyProfileChange(t *testing.T) {
+	stored := domain.Profile{Firstname: "Ada", Lastname: "Lovelace", City: "London", BloodGroup: "O+"}
+	tests := []struct {
+		name   string
+		role   string
+		change ProfileChange
+		want   domain.Profile
+		fields []string // fields refused
+	}{
+		{name: "what is sent changes, the rest stays", role: domain.RolePatient,
+			change: ProfileChange{"city": "Karachi", "primphysician": "Dr X"},
+			want:   domain.Profile{Firstname: "Ada", Lastname: "Lovelace", City: "Karachi", BloodGroup: "O+", PrimPhysician: "Dr X"}},
+		{name: "a provider's field from a patient is refused", role: domain.RolePatient,
+			change: ProfileChange{"licensenumber": "L1", "specialization": "Radiology", "city": "Karachi"},
+			fields: []string{"licensenumber", "specialization"}},
+		{name: "a patient's field from a provider is refused", role: domain.RoleProvider,
+			change: ProfileChange{"bloodgroup": "A+"}, fields: []string{"bloodgroup"}},
+		{name: "an admin has no role's fields", role: domain.RoleAdmin,
+			change: ProfileChange{"taxid": "T1", "primphysician": "Dr X"}, fields: []string{"taxid", "primphysician"}},
+		{name: "another role's field sent empty changes nothing", role: domain.RoleProvider,
+			change: ProfileChange{"bloodgroup": " ", "primphysician": "", "specialization": "Radiology"},
+			want:   domain.Profile{Firstname: "Ada", Lastname: "Lovelace", City: "London", BloodGroup: "O+", Specialization: "Radiology"}},
+		{name: "a name the table does not know is not a field", role: domain.RolePatient,
+			change: ProfileChange{"role": "admin", "email": "x@example.org"}, want: stored},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var errs fieldErrors
+			got := applyProfileChange(&errs, stored, tt.change, tt.role)
+			var fields []string
+			for _, e := range errs {
+				fields = append(fields, e.Field)
+				if e.Message != "This field does not apply to your role." {
+					t.Errorf("%s: %q", e.Field, e.Message)
+				}
+			}
+			if strings.Join(fields, ",") != strings.Join(tt.fields, ",") {
+				t.Fatalf("refused %v, want %v", fields, tt.fields)
+			}
+			if tt.fields == nil && got != tt.want {
+				t.Errorf("got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestEscapeLike(t *testing.T) {
 	if got := escapeLike(`50%_off\`); got != `50\%\_off\\` {
 		t.Errorf("escapeLike = %q", got)

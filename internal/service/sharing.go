@@ -65,12 +65,36 @@ type ShareRequest struct {
 	ExpiresInHours *int // nil: the default lifetime
 }
 
+var errNotSharer = forbidden("You are not allowed to share images.")
+
+// ShareLimits are the lifetimes a share may be given: the admin's default
+// and maximum (the settings' shareLifetime*Hours), which a sharer must know
+// to offer them.
+type ShareLimits struct {
+	DefaultHours int
+	MaxHours     int
+}
+
+// Limits returns the share lifetimes in force, for those who may share.
+// Errors: EFORBIDDEN.
+func (s *SharingService) Limits(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (ShareLimits, error) {
+	if err := require(ctx, s.store, p, domain.PermImagesShare, meta, errNotSharer); err != nil {
+		return ShareLimits{}, err
+	}
+	settings, err := s.store.Settings(ctx)
+	if err != nil {
+		return ShareLimits{}, err
+	}
+	return ShareLimits{DefaultHours: min(settings.ShareLifetimeDefaultHours, settings.ShareLifetimeMaxHours),
+		MaxHours: settings.ShareLifetimeMaxHours}, nil
+}
+
 // Share shares an image the caller uploaded (admins: any image) with another
 // active user, revoking that user's earlier share of it, and mails them the
 // sharing id and a fresh code.
 // Errors: EFORBIDDEN, EVALIDATION, ENOTFOUND, ETHROTTLED.
 func (s *SharingService) Share(ctx context.Context, p *domain.Principal, req ShareRequest, meta domain.RequestMeta) (domain.Share, error) {
-	if err := require(ctx, s.store, p, domain.PermImagesShare, meta, forbidden("You are not allowed to share images.")); err != nil {
+	if err := require(ctx, s.store, p, domain.PermImagesShare, meta, errNotSharer); err != nil {
 		return domain.Share{}, err
 	}
 	req.ImageID, req.RecipientID = strings.TrimSpace(req.ImageID), strings.TrimSpace(req.RecipientID)

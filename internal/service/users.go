@@ -48,10 +48,18 @@ var (
 	errNotManager   = forbidden("You are not allowed to manage users.")
 )
 
-// UpdateProfile replaces the caller's own profile; email, username and role
-// never change here (S7). Errors: EVALIDATION.
-func (s *UserService) UpdateProfile(ctx context.Context, p *domain.Principal, profile domain.Profile, meta domain.RequestMeta) (domain.User, error) {
+// ProfileChange is what a profile update sends: a value for each profile
+// field it names, by the names of domain.ProfileFields; the fields it does
+// not name keep their values.
+type ProfileChange map[string]string
+
+// UpdateProfile changes the caller's own profile; email, username and role
+// never change here (S7). A field of another role that carries a value is
+// refused with a field error rather than dropped unseen (registration, by
+// contrast, ignores such fields: api.md). Errors: EVALIDATION.
+func (s *UserService) UpdateProfile(ctx context.Context, p *domain.Principal, change ProfileChange, meta domain.RequestMeta) (domain.User, error) {
 	var errs fieldErrors
+	profile := applyProfileChange(&errs, p.User.Profile, change, p.User.Role)
 	profile = normalizeProfile(&errs, profile, p.User.Role, s.now())
 	if err := errs.err(); err != nil {
 		return domain.User{}, err

@@ -60,7 +60,7 @@ func cleanText(errs *fieldErrors, field, value string, max int) string {
 }
 
 // normalizeGender accepts any case and stores Male, Female or Other.
-func normalizeGender(errs *fieldErrors, value string) string {
+func normalizeGender(errs *fieldErrors, field, value string) string {
 	switch strings.ToLower(strings.TrimSpace(value)) {
 	case "":
 		return ""
@@ -71,11 +71,13 @@ func normalizeGender(errs *fieldErrors, value string) string {
 	case "other":
 		return "Other"
 	}
-	errs.add("gender", "must be Male, Female or Other")
+	errs.add(field, "must be Male, Female or Other")
 	return ""
 }
 
-func validateDOB(errs *fieldErrors, value string, now time.Time) string {
+// validateDate accepts a date (YYYY-MM-DD, or an RFC 3339 time, whose date
+// is kept) between 1900 and today.
+func validateDate(errs *fieldErrors, field, value string, now time.Time) string {
 	value = strings.TrimSpace(value)
 	if value == "" {
 		return ""
@@ -87,69 +89,60 @@ func validateDOB(errs *fieldErrors, value string, now time.Time) string {
 	}
 	t, err := time.Parse("2006-01-02", value)
 	if err != nil {
-		errs.add("dob", "must be a date (YYYY-MM-DD)")
+		errs.add(field, "must be a date (YYYY-MM-DD)")
 		return ""
 	}
 	if t.After(now) || t.Year() < 1900 {
-		errs.add("dob", "must be a date between 1900 and today")
+		errs.add(field, "must be a date between 1900 and today")
 		return ""
 	}
 	return value
 }
 
-// profileRule is how one profile field is checked: its name in requests
-// (for field errors), its longest value, and which role keeps it ("" for
-// every role).
-type profileRule struct {
-	name  string
-	max   int
-	role  string
-	field func(*domain.Profile) *string
-}
-
-// profileRules are the free-text fields of product.md §7. The date of
-// birth and gender have rules of their own.
-var profileRules = []profileRule{
-	{"firstname", 100, "", func(p *domain.Profile) *string { return &p.Firstname }},
-	{"lastname", 100, "", func(p *domain.Profile) *string { return &p.Lastname }},
-	{"phone", 30, "", func(p *domain.Profile) *string { return &p.Phone }},
-	{"address", 200, "", func(p *domain.Profile) *string { return &p.Address }},
-	{"city", 100, "", func(p *domain.Profile) *string { return &p.City }},
-	{"state", 100, "", func(p *domain.Profile) *string { return &p.State }},
-	{"country", 100, "", func(p *domain.Profile) *string { return &p.Country }},
-	{"zipcode", 20, "", func(p *domain.Profile) *string { return &p.Zipcode }},
-	{"bio", 2000, "", func(p *domain.Profile) *string { return &p.Bio }},
-	{"taxid", 50, domain.RoleProvider, func(p *domain.Profile) *string { return &p.TaxID }},
-	{"licensenumber", 50, domain.RoleProvider, func(p *domain.Profile) *string { return &p.LicenseNumber }},
-	{"insurancenumber", 50, domain.RoleProvider, func(p *domain.Profile) *string { return &p.InsuranceNumber }},
-	{"specialization", 100, domain.RoleProvider, func(p *domain.Profile) *string { return &p.Specialization }},
-	{"bloodgroup", 10, domain.RolePatient, func(p *domain.Profile) *string { return &p.BloodGroup }},
-	{"primphysician", 100, domain.RolePatient, func(p *domain.Profile) *string { return &p.PrimPhysician }},
-}
-
-// normalizeProfile validates a whole profile for a role and returns it
-// cleaned: text trimmed, the gender spelled one way, and the fields of other
-// roles emptied (product.md §5): provider details for providers, patient
-// details for patients, neither for admins.
+// normalizeProfile validates a whole profile for a role by the fields of
+// domain.ProfileFields and returns it cleaned: text trimmed, the gender
+// spelled one way, and the fields of other roles emptied (product.md §5).
 func normalizeProfile(errs *fieldErrors, in domain.Profile, role string, now time.Time) domain.Profile {
 	out := in
-	for _, r := range profileRules {
-		value := r.field(&out)
-		if r.role != "" && r.role != role {
+	for _, f := range domain.ProfileFields {
+		value := f.Of(&out)
+		switch {
+		case !f.For(role):
 			*value = ""
-			continue
+		case f.Kind == domain.FieldDate:
+			*value = validateDate(errs, f.Name, *value, now)
+		case f.Kind == domain.FieldGender:
+			*value = normalizeGender(errs, f.Name, *value)
+		default:
+			*value = cleanText(errs, f.Name, *value, f.Max)
 		}
-		*value = cleanText(errs, r.name, *value, r.max)
-	}
-	out.DOB = validateDOB(errs, in.DOB, now)
-	out.Gender = normalizeGender(errs, in.Gender)
-	if out.Firstname == "" {
-		errs.add("firstname", "is required")
-	}
-	if out.Lastname == "" {
-		errs.add("lastname", "is required")
+		if f.Required && *value == "" {
+			errs.add(f.Name, "is required")
+		}
 	}
 	return out
+}
+
+// errNotYourRole is the field error for a field of another role.
+const errNotYourRole = "This field does not apply to your role."
+
+// applyProfileChange returns the profile with the fields a change sends.
+// A field of another role that carries a value is refused; an empty one
+// changes nothing, so a form that sends every field empty still works.
+func applyProfileChange(errs *fieldErrors, profile domain.Profile, change ProfileChange, role string) domain.Profile {
+	for _, f := range domain.ProfileFields {
+		value, sent := change[f.Name]
+		switch {
+		case !sent:
+		case !f.For(role):
+			if strings.TrimSpace(value) != "" {
+				errs.add(f.Name, errNotYourRole)
+			}
+		default:
+			*f.Of(&profile) = value
+		}
+	}
+	return profile
 }
 
 // escapeLike makes user text safe inside a LIKE pattern (S23).

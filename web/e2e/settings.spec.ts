@@ -1,13 +1,17 @@
 import { expect, test } from '@playwright/test';
 import { expectAccessible } from './support/a11y';
-import { createVerifiedUser, newUser, registerThroughApi, signIn } from './support/accounts';
+import { createVerifiedUser, newUser, registerThroughApi, signIn, uniqueId } from './support/accounts';
 import { apiSignIn, bearer } from './support/api';
 import { demoAccount } from './support/demo';
+import { makeJpeg } from './support/files';
 import { readConfirmationCode } from './support/mailbox';
+import { card } from './support/view-images';
 
 // Settings change the whole server, so this file runs on its own, after
 // every other (the 'settings' project of playwright.config.ts): while
-// provider approval is on, no other journey registers a provider.
+// provider approval is on, no other journey registers a provider, and while
+// the share lifetimes are changed, none shares (sharing.spec.ts expects the
+// default of 24 hours).
 
 test.describe('settings and provider approval', () => {
   test.describe.configure({ timeout: 90_000 });
@@ -89,5 +93,56 @@ test.describe('settings and provider approval', () => {
     }
     const refused = await page.request.get('/api/settings', { headers: bearer(await apiSignIn(page.request, patient)) });
     expect(refused.status()).toBe(403);
+  });
+});
+
+test.describe('share lifetimes', () => {
+  test.describe.configure({ timeout: 90_000 });
+
+  test("the Share dialog preselects the admin's default and offers nothing beyond the maximum", async ({ page }) => {
+    const admin = await apiSignIn(page.request, await demoAccount('admin'));
+    const read = await page.request.get('/api/settings', { headers: bearer(admin) });
+    expect(read.status()).toBe(200);
+    const { data: before } = (await read.json()) as { data: { shareLifetimeDefaultHours: number; shareLifetimeMaxHours: number } };
+    const provider = await demoAccount('healthProvider');
+    const providerSession = await apiSignIn(page.request, provider);
+    let imageId = '';
+    try {
+      const changed = await page.request.put('/api/settings', {
+        headers: bearer(admin),
+        data: { shareLifetimeDefaultHours: 48, shareLifetimeMaxHours: 72 },
+      });
+      expect(changed.status(), await changed.text()).toBe(200);
+
+      // An image of the demo provider's, to open the dialog on (set up through the API).
+      await page.goto('/');
+      const caption = `Lifetimes ${uniqueId()}`;
+      const patient = await apiSignIn(page.request, await demoAccount('patient'));
+      const upload = await page.request.post('/api/upload/image', {
+        headers: bearer(providerSession),
+        multipart: { caption, patientId: patient.userId, file: await makeJpeg(page, 'Lifetimes', 'lifetimes.jpg') },
+      });
+      expect(upload.status(), await upload.text()).toBe(201);
+      imageId = ((await upload.json()) as { data: { id: string } }).data.id;
+
+      await signIn(page, provider);
+      await page.goto('/view-images');
+      await card(page, 'Uploaded Images', caption).getByRole('button', { name: `Share ${caption}` }).click();
+      const dialog = page.getByRole('dialog', { name: `Share (${caption})` });
+      const lifetime = dialog.getByRole('combobox', { name: 'Expires after' });
+      await expect(lifetime).toHaveValue('48');
+      const offered = (await lifetime.locator('option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value))).map(Number);
+      expect(Math.max(...offered)).toBe(72);
+      expect(await lifetime.locator('option').allTextContents()).toEqual(['1 hour', '12 hours', '24 hours', '2 days', '3 days']);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+    } finally {
+      // Leave the server's settings as they were, and no image behind.
+      const restored = await page.request.put('/api/settings', {
+        headers: bearer(admin),
+        data: { shareLifetimeDefaultHours: before.shareLifetimeDefaultHours, shareLifetimeMaxHours: before.shareLifetimeMaxHours },
+      });
+      expect(restored.status()).toBe(200);
+      if (imageId) await page.request.delete(`/api/upload/image/${imageId}`, { headers: bearer(providerSession) });
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { act, screen, within } from '@testing-library/react';
+import { act, fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
 import { createRef } from 'react';
@@ -57,11 +57,32 @@ describe('UserPicker', () => {
   });
 
   it('waits, disabled and without asking, until enabled', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { group } = renderPicker({ enabled: false });
     expect(within(group).getByRole('searchbox')).toBeDisabled();
     expect(within(group).getByText('Not yet.')).toBeInTheDocument();
-    await act(() => new Promise((resolve) => setTimeout(resolve, 350)));
+    // Well past the pause a search waits for.
+    await act(() => vi.advanceTimersByTimeAsync(1000));
     expect(mock.history.get).toHaveLength(0);
+  });
+
+  it('searches once typing pauses for 300 ms, with the last text', async () => {
+    const { group } = renderPicker();
+    await within(group).findAllByRole('radio');
+    // The clock is the test's from here: the pause is counted, not waited.
+    // (Keys go in as change events: Testing Library's async helpers wait on
+    // a timer of their own, which a fake clock would hold.)
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const search = within(group).getByRole('searchbox', { name: 'Search people' });
+    fireEvent.change(search, { target: { value: 'kh' } });
+    await act(() => vi.advanceTimersByTimeAsync(299));
+    expect(mock.history.get).toHaveLength(1);
+    fireEvent.change(search, { target: { value: 'kha' } });
+    await act(() => vi.advanceTimersByTimeAsync(299));
+    expect(mock.history.get).toHaveLength(1);
+    await act(() => vi.advanceTimersByTimeAsync(1));
+    await vi.waitFor(() => expect(mock.history.get).toHaveLength(2));
+    expect(mock.history.get[1].params).toEqual({ limit: 20, search: 'kha' });
   });
 
   it('asks for one role only when given one', async () => {

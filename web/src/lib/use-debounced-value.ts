@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 
 /** How long typing must pause before a search goes to the server. */
-const SEARCH_DELAY_MS = 300;
+export const SEARCH_DELAY_MS = 300;
 
 /** `value`, once it has stopped changing for `delayMs`. */
 export function useDebouncedValue<T>(value: T, delayMs = SEARCH_DELAY_MS): T {

@@ -1,10 +1,13 @@
 import type { Health } from '@/lib/health-api';
+import { PROFILE_FIELDS } from '@/lib/profile-fields';
 import type { User } from '@/types/api';
 import type { MedicalImage } from '@/types/images';
 
-/** A complete user object as api.md describes it. */
+/** A complete user object as api.md describes it: a patient; the profile fields not given are null. */
 export function makeUser(overrides: Partial<User> = {}): User {
+  const unknown = Object.fromEntries(PROFILE_FIELDS.map((field) => [field.key, null]));
   return {
+    ...unknown,
     id: '3f1c2b9e-8a47-4d2f-9c61-1b2a3c4d5e6f',
     firstname: 'Amina',
     lastname: 'Khan',
@@ -22,12 +25,8 @@ export function makeUser(overrides: Partial<User> = {}): User {
     country: 'Exampleland',
     zipcode: '00000',
     bio: 'Test user.',
-    taxid: null,
-    licensenumber: null,
-    insurancenumber: null,
     bloodgroup: 'O+',
     primphysician: 'Dr. Example',
-    specialization: null,
     createdAt: '2025-01-01T00:00:00Z',
     ...overrides,
   };

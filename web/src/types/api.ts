@@ -1,11 +1,14 @@
+import type { ProfileMembers } from '@/lib/profile-fields';
+
 /** Role names of api.md; user objects carry the role as a plain string. */
 export type RoleName = 'patient' | 'healthProvider' | 'admin';
 
-/** The user object of api.md ("Users"). Optional profile fields may be null or absent. */
-export interface User {
+/**
+ * The user object of api.md ("Users"): the account's members and the
+ * profile's (lib/profile-fields.ts; optional ones may be null or absent).
+ */
+export interface User extends ProfileMembers {
   id: string;
-  firstname: string;
-  lastname: string;
   email: string;
   username: string;
   role: RoleName | (string & {});
@@ -13,21 +16,6 @@ export interface User {
   verified: boolean;
   /** False for a provider waiting for an admin's approval (absent from older answers: approved). */
   approved?: boolean;
-  phone?: string | null;
-  dob?: string | null;
-  gender?: string | null;
-  address?: string | null;
-  city?: string | null;
-  state?: string | null;
-  country?: string | null;
-  zipcode?: string | null;
-  bio?: string | null;
-  taxid?: string | null;
-  licensenumber?: string | null;
-  insurancenumber?: string | null;
-  bloodgroup?: string | null;
-  primphysician?: string | null;
-  specialization?: string | null;
   createdAt?: string;
 }
 

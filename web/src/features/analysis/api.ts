@@ -1,4 +1,5 @@
 import { baseApi } from '@/lib/api';
+import { notifySuccess } from '@/lib/notify';
 import type { ApiResponse } from '@/types/api';
 
 /** An analysis (api.md "AI analysis"). */
@@ -19,24 +20,41 @@ export interface Analysis {
   provenance?: { promptVersion: string; schemaVersion: string; imageSha256: string; deIdentification: string; sentTo: string };
 }
 
+/** An analysis answer: the analysis, and the server's message for the toast. */
+export type AnalysisAnswer = ApiResponse<Analysis>;
+
 const analysisTag = (imageId: string) => ({ type: 'Analysis', id: imageId }) as const;
 
 export const analysisApi = baseApi.injectEndpoints({
   endpoints: (build) => ({
     /** The image's current analysis; the server runs one when there is none. */
-    getAnalysis: build.query<Analysis, string>({
+    getAnalysis: build.query<AnalysisAnswer, string>({
       query: (imageId) => ({ url: `/analyze/${encodeURIComponent(imageId)}` }),
-      transformResponse: (body: ApiResponse<Analysis>) => body.data,
       providesTags: (_result, _error, imageId) => [analysisTag(imageId)],
+      // product.md §7: a success toast from the answer's message. Every
+      // answer that reaches this cache entry says it once: the GET's, and Run
+      // again's, which runAnalysis writes here. The id keeps one analysis
+      // from stacking the same toast when the page is opened again.
+      async onQueryStarted(imageId, { queryFulfilled }) {
+        try {
+          const { data } = await queryFulfilled;
+          if (data.message) notifySuccess(data.message, { toastId: `analysis:${imageId}:${data.data.timestamp}` });
+        } catch {
+          // The page shows the failure.
+        }
+      },
     }),
 
     /** Runs the analysis again; the answer replaces the cached one. */
-    runAnalysis: build.mutation<Analysis, string>({
+    runAnalysis: build.mutation<AnalysisAnswer, string>({
       query: (imageId) => ({ url: `/analyze/${encodeURIComponent(imageId)}`, method: 'POST' }),
-      transformResponse: (body: ApiResponse<Analysis>) => body.data,
       async onQueryStarted(imageId, { dispatch, queryFulfilled }) {
-        const { data } = await queryFulfilled;
-        dispatch(analysisApi.util.upsertQueryData('getAnalysis', imageId, data));
+        try {
+          const { data } = await queryFulfilled;
+          dispatch(analysisApi.util.upsertQueryData('getAnalysis', imageId, data));
+        } catch {
+          // The page reports the failure.
+        }
       },
     }),
   }),

@@ -1,35 +1,17 @@
 import { baseApi } from '@/lib/api';
+import type { ProfilePayload } from '@/lib/profile-fields';
 import type { ApiResponse, SessionData } from '@/types/api';
 
 /** Roles a person may pick at registration (api.md: never admin). */
 export type RegistrableRole = 'patient' | 'healthProvider';
 
-/** The registration payload of product.md §3. */
-export interface RegistrationPayload {
+/** The registration payload of product.md §3: the account, and the chosen role's profile fields. */
+export interface RegistrationPayload extends ProfilePayload {
   email: string;
   username: string;
   active: true;
   password: string;
   role: RegistrableRole;
-  firstname: string;
-  lastname: string;
-  phone: string;
-  dob: string | null;
-  gender: string | null;
-  address: string;
-  city: string;
-  state: string;
-  country: string;
-  zipcode: string;
-  bio: string;
-  // healthProvider only
-  licensenumber?: string;
-  insurancenumber?: string;
-  taxid?: string;
-  specialization?: string;
-  // patient only
-  primphysician?: string;
-  bloodgroup?: string;
 }
 
 /** A body that carries only a message. */

@@ -1,27 +1,11 @@
+import { emptyProfile, profilePayload, type ProfileValues } from '@/lib/profile-fields';
 import type { RegistrableRole, RegistrationPayload } from './api';
 
-/** The wizard's state: every field of every step, plus the confirmation. */
-export interface RegistrationForm {
+/** The wizard's state: the account, every profile field of either role, and the confirmation. */
+export interface RegistrationForm extends ProfileValues {
   role: RegistrableRole | '';
-  firstname: string;
-  lastname: string;
   username: string;
   email: string;
-  phone: string;
-  dob: string;
-  gender: string;
-  address: string;
-  city: string;
-  state: string;
-  country: string;
-  zipcode: string;
-  licensenumber: string;
-  insurancenumber: string;
-  taxid: string;
-  specialization: string;
-  primphysician: string;
-  bloodgroup: string;
-  bio: string;
   password: string;
   /** A form field only: never sent, and not compared (product.md §3, §5). */
   confirmPassword: string;
@@ -29,27 +13,11 @@ export interface RegistrationForm {
 
 export const EMPTY_REGISTRATION: RegistrationForm = {
   role: '',
-  firstname: '',
-  lastname: '',
   username: '',
   email: '',
-  phone: '',
-  dob: '',
-  gender: '',
-  address: '',
-  city: '',
-  state: '',
-  country: '',
-  zipcode: '',
-  licensenumber: '',
-  insurancenumber: '',
-  taxid: '',
-  specialization: '',
-  primphysician: '',
-  bloodgroup: '',
-  bio: '',
   password: '',
   confirmPassword: '',
+  ...emptyProfile(),
 };
 
 export const REGISTRATION_STEPS = [
@@ -59,8 +27,6 @@ export const REGISTRATION_STEPS = [
   'Security & Submit',
 ] as const;
 
-export const BLOOD_GROUPS = ['A+', 'A-', 'B+', 'B-', 'AB+', 'AB-', 'O+', 'O-'];
-
 /**
  * The registration payload of product.md §3 with `active: true`, carrying
  * only the chosen role's fields (§5). An empty date or gender goes as null,
@@ -68,32 +34,12 @@ export const BLOOD_GROUPS = ['A+', 'A-', 'B+', 'B-', 'AB+', 'AB-', 'O+', 'O-'];
  */
 export function registrationPayload(form: RegistrationForm): RegistrationPayload {
   if (form.role === '') throw new Error('A role must be chosen before registering.');
-  const common: RegistrationPayload = {
+  return {
     email: form.email.trim(),
     username: form.username.trim(),
     active: true,
     password: form.password,
     role: form.role,
-    firstname: form.firstname.trim(),
-    lastname: form.lastname.trim(),
-    phone: form.phone.trim(),
-    dob: form.dob || null,
-    gender: form.gender || null,
-    address: form.address.trim(),
-    city: form.city.trim(),
-    state: form.state.trim(),
-    country: form.country.trim(),
-    zipcode: form.zipcode.trim(),
-    bio: form.bio.trim(),
+    ...profilePayload(form, form.role),
   };
-  if (form.role === 'healthProvider') {
-    return {
-      ...common,
-      licensenumber: form.licensenumber.trim(),
-      insurancenumber: form.insurancenumber.trim(),
-      taxid: form.taxid.trim(),
-      specialization: form.specialization.trim(),
-    };
-  }
-  return { ...common, primphysician: form.primphysician.trim(), bloodgroup: form.bloodgroup };
 }

@@ -1,29 +1,7 @@
 import { baseApi, USER_LIST, userTag } from '@/lib/api';
+import type { ProfilePayload } from '@/lib/profile-fields';
 import { updateUser } from '@/lib/session';
 import type { ApiResponse, User } from '@/types/api';
-
-/** The fields of the profile form (product.md §7, api.md "Users"). */
-export interface ProfileUpdate {
-  firstname: string;
-  lastname: string;
-  phone: string;
-  dob: string | null;
-  gender: string | null;
-  taxid: string;
-  city: string;
-  country: string;
-  state: string;
-  address: string;
-  zipcode: string;
-  bio: string;
-  bloodgroup: string;
-  insurancenumber: string;
-  licensenumber: string;
-  /** patients only */
-  primphysician?: string;
-  /** health providers only */
-  specialization?: string;
-}
 
 export const profileApi = baseApi.injectEndpoints({
   endpoints: (build) => ({
@@ -35,10 +13,11 @@ export const profileApi = baseApi.injectEndpoints({
     }),
 
     /**
-     * PUT /api/users/profile. The answer is the saved user: it replaces the
+     * PUT /api/users/profile with the fields of the user's role
+     * (lib/profile-fields.ts). The answer is the saved user: it replaces the
      * cached profile and is merged into the session's user (product.md §4).
      */
-    updateProfile: build.mutation<ApiResponse<User>, ProfileUpdate>({
+    updateProfile: build.mutation<ApiResponse<User>, ProfilePayload>({
       query: (body) => ({ url: '/users/profile', method: 'PUT', body }),
       async onQueryStarted(_update, { dispatch, queryFulfilled }) {
         try {

@@ -2,22 +2,43 @@ import { baseApi, imageTag, SHARED_IMAGES } from '@/lib/api';
 import { errorStatus } from '@/lib/api-client';
 import type { ApiResponse } from '@/types/api';
 
-/** The lifetimes the Share dialog offers; product.md §4, §9: 24 hours by default. */
-export const SHARE_LIFETIMES: readonly { hours: number; label: string }[] = [
-  { hours: 1, label: '1 hour' },
-  { hours: 12, label: '12 hours' },
-  { hours: 24, label: '24 hours' },
-  { hours: 72, label: '3 days' },
-  { hours: 168, label: '7 days' },
-];
+/**
+ * The admin's share lifetimes (GET /api/sharing/limits, the settings'
+ * shareLifetime*Hours): the dialog preselects the default and offers
+ * nothing beyond the maximum, which the server enforces.
+ */
+export interface ShareLimits {
+  shareLifetimeDefaultHours: number;
+  shareLifetimeMaxHours: number;
+}
 
-export const DEFAULT_SHARE_HOURS = 24;
+/** The usual lifetimes, in hours, up to the server's longest (30 days). */
+const LIFETIME_STEPS = [1, 12, 24, 72, 168, 336, 720];
+
+/** A lifetime in words: '1 hour', '12 hours', '24 hours', '3 days'. */
+export function lifetimeLabel(hours: number): string {
+  if (hours === 1) return '1 hour';
+  if (hours > 24 && hours % 24 === 0) return `${hours / 24} days`;
+  return `${hours} hours`;
+}
+
+/**
+ * The lifetimes the Share dialog offers: the usual ones up to the maximum,
+ * the maximum itself and the default, shortest first.
+ */
+export function lifetimeChoices({ shareLifetimeDefaultHours, shareLifetimeMaxHours }: ShareLimits): number[] {
+  const hours = new Set(LIFETIME_STEPS.filter((step) => step <= shareLifetimeMaxHours));
+  hours.add(shareLifetimeMaxHours);
+  hours.add(Math.min(shareLifetimeDefaultHours, shareLifetimeMaxHours));
+  return [...hours].sort((a, b) => a - b);
+}
 
 /** The sharing request of product.md §3. */
 export interface ShareRequest {
   imagemetadataId: string;
   createdfor: string;
-  expiresInHours: number;
+  /** Absent: the server's default lifetime. */
+  expiresInHours?: number;
 }
 
 /** The verification of product.md §3. */
@@ -39,6 +60,14 @@ export interface MessageResponse {
 
 export const sharingApi = baseApi.injectEndpoints({
   endpoints: (build) => ({
+    /** GET /api/sharing/limits: the lifetimes a share may have (for those who may share). */
+    getShareLimits: build.query<ShareLimits, void>({
+      query: () => ({ url: '/sharing/limits' }),
+      transformResponse: (body: ApiResponse<ShareLimits>) => body.data,
+      // An admin who saves the settings sees the new limits at once.
+      providesTags: ['Settings'],
+    }),
+
     /** POST /api/sharing/request: 201 `{message, data: {id, expiresAt}}`; the recipient gets the code by email. */
     shareImage: build.mutation<ApiResponse<{ id: string; expiresAt: string }>, ShareRequest>({
       query: (body) => ({ url: '/sharing/request', method: 'POST', body }),
@@ -65,4 +94,4 @@ export const sharingApi = baseApi.injectEndpoints({
   }),
 });
 
-export const { useShareImageMutation, useVerifyShareMutation, useRevokeShareMutation } = sharingApi;
+export const { useGetShareLimitsQuery, useShareImageMutation, useVerifyShareMutation, useRevokeShareMutation } = sharingApi;

@@ -77,7 +77,14 @@ describe('/ai-analysis/:id', () => {
     expect(section('Confidence Score')).toHaveTextContent('87%');
   });
 
-  it('runs the analysis again', async () => {
+  it("toasts the server's message when the analysis arrives (product.md §7)", async () => {
+    mock.onGet('/analyze/img-1').reply(200, { message: 'Analysis complete.', data: builtin });
+    renderRoute('/ai-analysis/img-1', { user: provider, token: 't' });
+    expect(await screen.findByText('Analysis complete.')).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { level: 3, name: 'Description' })).toBeInTheDocument();
+  });
+
+  it('runs the analysis again and toasts its message once', async () => {
     mock.onGet('/analyze/img-1').reply(200, { data: builtin });
     mock.onPost('/analyze/img-1').reply(200, { message: 'Analysis complete.', data: { ...builtin, timestamp: '2026-11-25T10:00:00Z' } });
     const actor = userEvent.setup();
@@ -85,6 +92,7 @@ describe('/ai-analysis/:id', () => {
     await actor.click(await screen.findByRole('button', { name: 'Run again' }));
     expect(await screen.findByText('Analysis complete.')).toBeInTheDocument();
     await waitFor(() => expect(screen.getByText(/^Analysis generated at/)).toHaveTextContent(/25-Nov-2026/));
+    expect(screen.getAllByText('Analysis complete.')).toHaveLength(1);
     expect(mock.history.post).toHaveLength(1);
   });
 

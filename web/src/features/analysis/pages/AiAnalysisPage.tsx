@@ -3,7 +3,7 @@ import { useParams } from 'react-router';
 import { Spinner } from '@/components/Spinner';
 import { describeLoadError, getErrorMessage } from '@/lib/api-client';
 import { formatDateTime } from '@/lib/format';
-import { notifyError, notifySuccess } from '@/lib/notify';
+import { notifyError } from '@/lib/notify';
 import { cleanDescription, cleanEntries, percent, useGetAnalysisQuery, useRunAnalysisMutation, type Analysis } from '../api';
 import '@/components/DataTable.css';
 import '../analysis.css';
@@ -40,13 +40,14 @@ export function AiAnalysisPage({ image, picker }: AiAnalysisPageProps) {
 }
 
 function AnalysisOf({ imageId, image }: { imageId: string; image: ReactNode }) {
-  const { data, error, isError, isFetching } = useGetAnalysisQuery(imageId);
+  const { data: answer, error, isError, isFetching } = useGetAnalysisQuery(imageId);
+  const data = answer?.data;
   const [run, running] = useRunAnalysisMutation();
 
+  // The answer's message is toasted by the cache entry it lands in (../api.ts).
   async function runAgain() {
     try {
       await run(imageId).unwrap();
-      notifySuccess('Analysis complete.');
     } catch (failure) {
       notifyError(getErrorMessage(failure, 'The analysis service is not available right now. Please try again later.'));
     }

@@ -4,6 +4,7 @@ import type MockAdapter from 'axios-mock-adapter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeUser } from '@/test/fixtures';
 import { mockApi, renderRoute } from '@/test/render';
+import { settle } from '@/test/settle';
 
 let mock: MockAdapter;
 
@@ -19,15 +20,6 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
 });
-
-/** Flushes pending promises (not timers) until `done` holds. */
-async function settle(done: () => boolean) {
-  for (let round = 0; round < 200 && !done(); round += 1) {
-    await act(async () => {
-      await Promise.resolve();
-    });
-  }
-}
 
 async function fillIn(email: string, password: string) {
   const user = userEvent.setup();

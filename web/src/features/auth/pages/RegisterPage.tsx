@@ -1,19 +1,15 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { SelectField, TextAreaField, TextField } from '@/components/Field';
+import { TextField } from '@/components/Field';
 import { PasswordField } from '@/components/PasswordField';
+import { ProfileFieldInput } from '@/components/ProfileFieldInput';
 import { getErrorMessages } from '@/lib/api-client';
 import { notifyErrors, notifySuccess } from '@/lib/notify';
+import { fieldsFor, type ProfileField } from '@/lib/profile-fields';
 import { useRegisterMutation, type RegistrableRole } from '../api';
 import { AuthCard } from '../components/AuthCard';
 import { REGISTER_REDIRECT_MS } from '../home-route';
-import {
-  BLOOD_GROUPS,
-  EMPTY_REGISTRATION,
-  REGISTRATION_STEPS,
-  registrationPayload,
-  type RegistrationForm,
-} from '../registration';
+import { EMPTY_REGISTRATION, REGISTRATION_STEPS, registrationPayload, type RegistrationForm } from '../registration';
 import { useDelayedNavigate } from '../use-delayed-navigate';
 import { storeUserEmail } from '../user-email';
 
@@ -26,7 +22,7 @@ const ROLES: { value: RegistrableRole; name: string; text: string }[] = [
   },
 ];
 
-type TextKey = Exclude<keyof RegistrationForm, 'role'>;
+type TextKey = 'username' | 'email' | 'password' | 'confirmPassword';
 
 export function RegisterPage() {
   const navigateLater = useDelayedNavigate();
@@ -48,7 +44,7 @@ export function RegisterPage() {
     setStep(next);
   }
 
-  /** Props binding a text control to a field of the form. */
+  /** Props binding a text control to an account field of the form. */
   function bind(key: TextKey) {
     return {
       id: `register-${key}`,
@@ -57,6 +53,19 @@ export function RegisterPage() {
       onChange: (event: { target: { value: string } }) =>
         setForm((current) => ({ ...current, [key]: event.target.value })),
     };
+  }
+
+  /** A profile field of the form (lib/profile-fields.ts). */
+  function profileInput(field: ProfileField) {
+    return (
+      <ProfileFieldInput
+        key={field.key}
+        field={field}
+        idPrefix="register"
+        value={form[field.key]}
+        onChange={(value) => setForm((current) => ({ ...current, [field.key]: value }))}
+      />
+    );
   }
 
   async function submit() {
@@ -84,7 +93,9 @@ export function RegisterPage() {
     else void submit();
   }
 
-  const isProvider = form.role === 'healthProvider';
+  // Step 1: the names, the account's username and email, then the other personal fields.
+  const personal = fieldsFor(form.role, 'personal');
+  const isName = (field: ProfileField) => field.key === 'firstname' || field.key === 'lastname';
 
   return (
     <AuthCard
@@ -150,51 +161,14 @@ export function RegisterPage() {
 
         {step === 1 && (
           <div className="form-grid form-grid--two">
-            <TextField label="First name" autoComplete="given-name" {...bind('firstname')} />
-            <TextField label="Last name" autoComplete="family-name" {...bind('lastname')} />
+            {personal.filter(isName).map(profileInput)}
             <TextField label="Username" autoComplete="username" {...bind('username')} />
             <TextField label="Email" type="email" autoComplete="email" {...bind('email')} />
-            <TextField label="Phone" type="tel" autoComplete="tel" {...bind('phone')} />
-            <TextField label="Date of birth" type="date" autoComplete="bday" {...bind('dob')} />
-            <SelectField label="Gender" {...bind('gender')}>
-              <option value="">Select…</option>
-              <option value="Male">Male</option>
-              <option value="Female">Female</option>
-              <option value="Other">Other</option>
-            </SelectField>
-            <TextField label="Address" autoComplete="street-address" {...bind('address')} />
-            <TextField label="City" autoComplete="address-level2" {...bind('city')} />
-            <TextField label="State" autoComplete="address-level1" {...bind('state')} />
-            <TextField label="Country" autoComplete="country-name" {...bind('country')} />
-            <TextField label="Zip code" autoComplete="postal-code" {...bind('zipcode')} />
+            {personal.filter((field) => !isName(field)).map(profileInput)}
           </div>
         )}
 
-        {step === 2 && (
-          <div className="form-grid form-grid--two">
-            {isProvider ? (
-              <>
-                <TextField label="License number" {...bind('licensenumber')} />
-                <TextField label="Insurance number" {...bind('insurancenumber')} />
-                <TextField label="Tax ID" {...bind('taxid')} />
-                <TextField label="Specialization" {...bind('specialization')} />
-              </>
-            ) : (
-              <>
-                <TextField label="Primary physician" {...bind('primphysician')} />
-                <SelectField label="Blood group" {...bind('bloodgroup')}>
-                  <option value="">Select…</option>
-                  {BLOOD_GROUPS.map((group) => (
-                    <option key={group} value={group}>
-                      {group}
-                    </option>
-                  ))}
-                </SelectField>
-              </>
-            )}
-            <TextAreaField label="Bio" className="form-grid__wide" {...bind('bio')} />
-          </div>
-        )}
+        {step === 2 && <div className="form-grid form-grid--two">{fieldsFor(form.role, 'medical').map(profileInput)}</div>}
 
         {step === 3 && (
           <div className="form-grid">

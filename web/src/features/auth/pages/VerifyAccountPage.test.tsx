@@ -1,8 +1,10 @@
-import { screen } from '@testing-library/react';
+import { act, fireEvent, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { mockApi, renderRoute } from '@/test/render';
+import { settle } from '@/test/settle';
+import { VERIFY_REDIRECT_MS } from '../home-route';
 
 let mock: MockAdapter;
 
@@ -54,12 +56,16 @@ describe('/verify-account', () => {
     await user.type(screen.getByLabelText('Email'), 'omar@example.test');
     await user.click(codeBoxes()[0]);
     await user.paste('4321');
-    await user.click(screen.getByRole('button', { name: 'Verify' }));
+    // The redirect's second is counted on a fake clock, not waited.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    fireEvent.click(screen.getByRole('button', { name: 'Verify' }));
 
-    expect(await screen.findByText('Your account is confirmed.')).toBeInTheDocument();
+    await settle(() => screen.queryByText('Your account is confirmed.') !== null);
     expect(JSON.parse(mock.history.post[0].data as string)).toEqual({ email: 'omar@example.test', code: '4321' });
+    act(() => vi.advanceTimersByTime(VERIFY_REDIRECT_MS - 1));
     expect(router.state.location.pathname).toBe('/verify-account');
-    await vi.waitFor(() => expect(router.state.location.pathname).toBe('/login'), { timeout: 2000 });
+    act(() => vi.advanceTimersByTime(1));
+    await settle(() => router.state.location.pathname === '/login');
   });
 
   it('shows each field error of a failure', async () => {

@@ -5,6 +5,7 @@ import type MockAdapter from 'axios-mock-adapter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeImage, makeUser, pageOf } from '@/test/fixtures';
 import { mockApi, renderRoute } from '@/test/render';
+import { searchFor } from '@/test/search';
 import type { User } from '@/types/api';
 
 let mock: MockAdapter;
@@ -91,12 +92,15 @@ describe('/upload', () => {
   });
 
   it('fetches the patients only after a file is chosen, then filters them by name', async () => {
-    const user = userEvent.setup();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     renderUpload();
-    await act(() => new Promise((resolve) => setTimeout(resolve, 350)));
+    // Well past the pause a search waits for, on a fake clock.
+    await act(() => vi.advanceTimersByTimeAsync(1000));
     expect(userLists()).toHaveLength(0);
     expect(screen.getByText('Choose a file first; the list of patients appears then.')).toBeInTheDocument();
+    vi.useRealTimers();
 
+    const user = userEvent.setup();
     await user.upload(fileInput(), dicom());
     const list = await screen.findAllByRole('radio');
     expect(list.map((radio) => radio.closest('label')?.textContent)).toEqual([
@@ -105,7 +109,7 @@ describe('/upload', () => {
     ]);
     expect(userLists()[0].params).toEqual({ role: 'patient', limit: 20 });
 
-    await user.type(screen.getByRole('searchbox', { name: 'Search patients' }), 'ayesha');
+    await searchFor(screen.getByRole('searchbox', { name: 'Search patients' }), 'ayesha');
     await vi.waitFor(() => expect(screen.getAllByRole('radio')).toHaveLength(1));
     expect(userLists().at(-1)?.params).toEqual({ role: 'patient', limit: 20, search: 'ayesha' });
   });
@@ -115,7 +119,7 @@ describe('/upload', () => {
     renderUpload();
     await user.upload(fileInput(), dicom());
     await user.click(await screen.findByRole('radio', { name: /Khan, Ayesha/ }));
-    await user.type(screen.getByRole('searchbox', { name: 'Search patients' }), 'bilal');
+    await searchFor(screen.getByRole('searchbox', { name: 'Search patients' }), 'bilal');
     await vi.waitFor(() => expect(userLists().at(-1)?.params).toMatchObject({ search: 'bilal' }));
     await vi.waitFor(() => expect(screen.getAllByRole('radio')).toHaveLength(2));
     expect(screen.getByRole('radio', { name: /Khan, Ayesha/ })).toBeChecked();

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatDateTime } from '@/lib/format';
+import { deferred } from '@/test/deferred';
 import { makeImage, makeUser, pageOf } from '@/test/fixtures';
 import { mockApi, renderRoute } from '@/test/render';
 import type { User } from '@/types/api';
@@ -43,11 +44,16 @@ function listCalls(url: string) {
 
 describe('/view-images', () => {
   it('shows a spinner while loading', async () => {
-    mock.onGet('/upload/my-images').reply(() => new Promise((resolve) => setTimeout(() => resolve([200, EMPTY]), 50)));
+    const answer = deferred<[number, unknown]>();
+    mock.onGet('/upload/my-images').reply(() => answer.promise);
     mock.onGet('/upload/shared-images').reply(200, EMPTY);
     renderAs(provider);
     expect(screen.getByRole('heading', { level: 1, name: 'View Medical Images' })).toBeInTheDocument();
     expect(within(section('Uploaded Images')).getByRole('status')).toHaveTextContent('Loading uploaded images…');
+    // Still loading once the list has been asked for, until its answer comes.
+    await vi.waitFor(() => expect(listCalls('/upload/my-images')).toHaveLength(1));
+    expect(within(section('Uploaded Images')).getByRole('status')).toHaveTextContent('Loading uploaded images…');
+    answer.resolve([200, EMPTY]);
     expect(await within(section('Uploaded Images')).findByText('No uploaded images found.')).toBeInTheDocument();
     expect(within(section('Uploaded Images')).queryByRole('status')).not.toBeInTheDocument();
   });
@@ -446,6 +452,7 @@ describe('/view-images sharing', () => {
     mock.onGet('/upload/my-images').reply(200, pageOf([image(1, { shares: [share] })]));
     mock.onGet('/upload/shared-images').reply(200, EMPTY);
     mock.onGet('/users').reply(200, pageOf([provider, patient], 1, 1, 20));
+    mock.onGet('/sharing/limits').reply(200, { data: { shareLifetimeDefaultHours: 24, shareLifetimeMaxHours: 168 } });
     mock.onPost('/sharing/request').reply(201, { message: 'Image shared successfully.', data: { id: 'share-1', expiresAt: share.expiresAt } });
     const user = userEvent.setup();
     renderAs(provider);
@@ -454,6 +461,7 @@ describe('/view-images sharing', () => {
     // The caller is left out of the list.
     expect(await within(dialog).findAllByRole('radio')).toHaveLength(1);
     await user.click(within(dialog).getByRole('radio', { name: /Khan, Amina/ }));
+    await vi.waitFor(() => expect(within(dialog).getByRole('combobox', { name: 'Expires after' })).toHaveValue('24'));
     await user.click(within(dialog).getByRole('button', { name: 'Share' }));
 
     expect(await screen.findByText('Image shared successfully.')).toBeInTheDocument();

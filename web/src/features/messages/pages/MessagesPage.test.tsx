@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatMessageTime } from '@/lib/format';
+import { deferred } from '@/test/deferred';
 import { makeUser, pageOf } from '@/test/fixtures';
 import { mockApi, renderRoute } from '@/test/render';
 import { applyStreamEvent } from '../stream/apply-event';
@@ -92,10 +93,15 @@ function sent(message: Partial<Message> & { content: string; recipientId: string
 
 describe('/messages', () => {
   it("shows a spinner, then 'No chats available' and 'Select a chat to start messaging'", async () => {
-    mock.onGet('/message/chat-list').reply(() => new Promise((resolve) => setTimeout(() => resolve([200, { data: [] }]), 50)));
+    const answer = deferred<[number, unknown]>();
+    mock.onGet('/message/chat-list').reply(() => answer.promise);
     renderPage();
     expect(screen.getByRole('heading', { level: 1, name: 'Messages' })).toBeInTheDocument();
     expect(within(chatList()).getByRole('status')).toHaveTextContent('Loading chats…');
+    // Still loading once the list has been asked for, until its answer comes.
+    await vi.waitFor(() => expect(listCalls()).toBe(1));
+    expect(within(chatList()).getByRole('status')).toHaveTextContent('Loading chats…');
+    answer.resolve([200, { data: [] }]);
     expect(await within(chatList()).findByText('No chats available')).toBeInTheDocument();
     expect(screen.getByText('Select a chat to start messaging')).toBeInTheDocument();
     expect(screen.queryByRole('textbox', { name: /^Message to/ })).not.toBeInTheDocument();

@@ -1,5 +1,5 @@
 import type MockAdapter from 'axios-mock-adapter';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeStore, type AppStore } from '@/app/store';
 import { setUser } from '@/lib/session';
 import { makeUser } from '@/test/fixtures';
@@ -92,8 +92,7 @@ describe('applyStreamEvent', () => {
   it('fetches the chat list again for a first message from someone new (only the server has their name)', async () => {
     expect(listCalls()).toBe(1);
     apply(makeMessage({ senderId: 'user-new', createAt: '2025-05-12T10:00:00Z' }));
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(listCalls()).toBe(2);
+    await vi.waitFor(() => expect(listCalls()).toBe(2));
   });
 
   it("marks the caller's messages read up to the receipt's time", () => {
@@ -115,8 +114,7 @@ describe('applyStreamEvent', () => {
   it('fetches the chat list again on every (re)connection, so that unread counts never drift', async () => {
     expect(listCalls()).toBe(1);
     applyStreamEvent({ type: 'connected' }, store.dispatch, ME);
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(listCalls()).toBe(2);
+    await vi.waitFor(() => expect(listCalls()).toBe(2));
   });
 
   it("clears a row's unread count when another tab read the conversation", () => {

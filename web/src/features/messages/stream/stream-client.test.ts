@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SseEvent } from './sse';
 import { CONNECTED, openMessageStream, retryDelay, RETRY_MAX_MS, STREAM_URL, type MessageStreamOptions } from './stream-client';
 
@@ -44,10 +44,17 @@ function start(answers: Answer[], overrides: Partial<MessageStreamOptions> = {})
       token = 'token-2';
       return token;
     }),
-    // Recorded, not waited; a real task turn still passes, as with a timer.
-    wait: (ms) => {
+    // Recorded, and waited on the test's fake clock (beforeEach), which
+    // the tests move on by exactly the time they mean.
+    wait: (ms, signal) => {
       waits.push(ms);
-      return new Promise((resolve) => setTimeout(resolve, 0));
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
     },
     random: () => 1,
     ...overrides,
@@ -69,6 +76,10 @@ describe('retryDelay', () => {
 });
 
 describe('openMessageStream', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
+
   it('connects with the bearer token, says so, and hands over each event', async () => {
     const { stream, calls, events, fetchFn } = start([{ kind: 'stream', chunks: [MESSAGE_1, ': keep-alive\n\n'], stayOpen: true }]);
     await vi.waitFor(() => expect(events).toHaveLength(2));
@@ -88,7 +99,12 @@ describe('openMessageStream', () => {
       ],
       { lastEventId: 'm-0' },
     );
-    await vi.waitFor(() => expect(calls).toHaveLength(3));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(calls).toHaveLength(3);
     expect(calls.map((call) => call.headers['Last-Event-ID'])).toEqual(['m-0', 'm-1', 'm-2']);
     // Each connection first says it is open, so that what may have changed unseen is fetched again.
     expect(events.map((event) => event.event)).toEqual([CONNECTED, 'message', 'read', CONNECTED, 'message', CONNECTED]);
@@ -104,7 +120,10 @@ describe('openMessageStream', () => {
       { kind: 'status', status: 503 },
       { kind: 'network-error' },
     ]);
-    await vi.waitFor(() => expect(calls).toHaveLength(5));
+    await vi.advanceTimersByTimeAsync(1000 + 2000 + 4000 + 8000 - 1);
+    expect(calls).toHaveLength(4);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toHaveLength(5);
     expect(waits).toEqual([1000, 2000, 4000, 8000]);
     stream.stop();
   });
@@ -144,7 +163,10 @@ describe('openMessageStream', () => {
   it('waits and tries again when a renewal is refused', async () => {
     const afterUnauthorized = vi.fn(() => Promise.reject(new Error('session over')));
     const { stream, calls, waits } = start([{ kind: 'status', status: 401, body: {} }], { afterUnauthorized });
-    await vi.waitFor(() => expect(calls).toHaveLength(2));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toHaveLength(2);
     expect(waits).toEqual([1000]);
     stream.stop();
   });
@@ -152,13 +174,16 @@ describe('openMessageStream', () => {
   it('does not connect without a token, and stops for good when stopped', async () => {
     let token: string | null = null;
     const { stream, calls, waits } = start([], { getToken: () => token });
-    await vi.waitFor(() => expect(waits.length).toBeGreaterThan(1));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(waits).toEqual([1000, 2000]);
     expect(calls).toHaveLength(0);
     token = 't';
-    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(calls).toHaveLength(1);
     stream.stop();
-    const count = calls.length;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(calls).toHaveLength(count);
+    // However long it is left: no connection, no wait.
+    await vi.advanceTimersByTimeAsync(10 * RETRY_MAX_MS);
+    expect(calls).toHaveLength(1);
+    expect(waits).toEqual([1000, 2000]);
   });
 });

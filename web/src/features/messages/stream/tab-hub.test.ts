@@ -95,7 +95,9 @@ const message = (id: string) => ({
   data: JSON.stringify({ id, senderId: 'u-2', recipientId: 'me', content: 'Hi', createAt: '2025-05-12T09:30:00Z' }),
 });
 
-const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+// The fake locks grant a free lock at once, so the first tab leads as it
+// opens; what crosses the channel arrives a microtask later, which the
+// tests wait for as an effect (vi.waitFor), not as time.
 
 describe('startTabHub with Web Locks', () => {
   it('opens one stream for all tabs and passes its events to the others', async () => {
@@ -103,16 +105,14 @@ describe('startTabHub with Web Locks', () => {
     const locks = makeLocks();
     const first = openTab({ channel: channel(), locks });
     const second = openTab({ channel: channel(), locks });
-    await flush();
     expect(first.hub.isLeader()).toBe(true);
     expect(second.hub.isLeader()).toBe(false);
     expect(first.streams).toHaveLength(1);
     expect(second.streams).toHaveLength(0);
 
     first.streams[0].emit(message('m-1'));
-    await flush();
     expect(first.applied).toEqual([expect.objectContaining({ type: 'message', message: expect.objectContaining({ id: 'm-1' }) })]);
-    expect(second.applied).toEqual(first.applied);
+    await vi.waitFor(() => expect(second.applied).toEqual(first.applied));
   });
 
   it('hands the stream to another tab when the leader stops, resuming after the last message seen', async () => {
@@ -120,15 +120,13 @@ describe('startTabHub with Web Locks', () => {
     const locks = makeLocks();
     const first = openTab({ channel: channel(), locks });
     const second = openTab({ channel: channel(), locks });
-    await flush();
     first.streams[0].emit(message('m-1'));
     first.streams[0].emit({ event: 'read', id: 'm-1', data: '{"userId":"u-2","senderId":"me","readAt":"2025-05-12T10:00:00Z"}' });
-    await flush();
+    await vi.waitFor(() => expect(second.applied).toHaveLength(2));
 
     first.hub.stop();
-    await flush();
     expect(first.streams[0].stop).toHaveBeenCalled();
-    expect(second.hub.isLeader()).toBe(true);
+    await vi.waitFor(() => expect(second.hub.isLeader()).toBe(true));
     expect(second.streams).toEqual([expect.objectContaining({ lastEventId: 'm-1' })]);
   });
 
@@ -137,10 +135,8 @@ describe('startTabHub with Web Locks', () => {
     const locks = makeLocks();
     const first = openTab({ channel: channel(), locks });
     const second = openTab({ channel: channel(), locks });
-    await flush();
     second.hub.share({ type: 'seen', userId: 'u-2' });
-    await flush();
-    expect(first.applied).toEqual([{ type: 'seen', userId: 'u-2' }]);
+    await vi.waitFor(() => expect(first.applied).toEqual([{ type: 'seen', userId: 'u-2' }]));
     expect(second.applied).toEqual([]);
   });
 
@@ -149,12 +145,14 @@ describe('startTabHub with Web Locks', () => {
     const locks = makeLocks();
     const mine = openTab({ channel: channel(), locks });
     const theirs = openTab({ channel: channel(), locks, userId: 'someone-else' });
-    await flush();
+    // Another tab of theirs: its copy of the event is queued after mine's.
+    const theirsToo = openTab({ channel: channel(), locks, userId: 'someone-else' });
     // Each user has a leader of their own.
+    expect(mine.hub.isLeader()).toBe(true);
     expect(theirs.hub.isLeader()).toBe(true);
     theirs.streams[0].emit(message('m-5'));
     mine.streams[0].emit({ event: 'message', id: 'm-6', data: 'not json' });
-    await flush();
+    await vi.waitFor(() => expect(theirsToo.applied).toHaveLength(1));
     expect(mine.applied).toEqual([]);
   });
 });

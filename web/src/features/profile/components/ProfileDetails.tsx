@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { formatDate, fullName, orNA, roleLabel } from '@/lib/format';
+import { PROFILE_FIELDS, type ProfileField, type ProfileView } from '@/lib/profile-fields';
 import type { User } from '@/types/api';
 
 interface Row {
@@ -57,17 +58,33 @@ export function ProfileSummary({ user, children }: { user: User; children?: Reac
   );
 }
 
-/** The read-only sections of product.md §2 ("/profile"); missing values show 'N/A'. */
-export function ProfileDetails({ user }: { user: User }) {
-  const medical: Row[] = [
-    { label: 'Role', value: roleLabel(user.role) },
-    { label: 'Blood Group', value: user.bloodgroup },
-    { label: 'License No', value: user.licensenumber },
-    { label: 'Insurance No', value: user.insurancenumber },
-  ];
-  if (user.primphysician?.trim()) medical.push({ label: 'Primphysician', value: user.primphysician });
-  if (user.specialization?.trim()) medical.push({ label: 'Specialization', value: user.specialization });
+/** A field's value as the page shows it: dates in en-PK, gender capitalised. */
+function shown(field: ProfileField, user: User): string | null {
+  const value = user[field.key];
+  if (field.input === 'date') return formatDate(value);
+  if (field.input === 'gender') return capitalize(value);
+  return value ?? null;
+}
 
+type ViewedField = Extract<ProfileField, { view: ProfileView }>;
+
+/** The fields the page shows in a section, in the list's order. */
+function viewedIn(section: ProfileView['section']): ViewedField[] {
+  return PROFILE_FIELDS.filter((field): field is ViewedField => 'view' in field && field.view.section === section);
+}
+
+/** The rows of a section; a field shown only when present is left out when empty. */
+function rowsOf(section: ProfileView['section'], user: User): Row[] {
+  return viewedIn(section)
+    .filter((field) => !('onlyIfPresent' in field.view && field.view.onlyIfPresent) || Boolean(user[field.key]?.trim()))
+    .map((field) => ({ label: field.view.label, value: shown(field, user) }));
+}
+
+/**
+ * The read-only sections of product.md §2 ("/profile"), with the labels the
+ * page gives the fields of lib/profile-fields.ts; missing values show 'N/A'.
+ */
+export function ProfileDetails({ user }: { user: User }) {
   return (
     <div className="profile-sections">
       <Section
@@ -77,29 +94,23 @@ export function ProfileDetails({ user }: { user: User }) {
           { label: 'Full Name', value: fullName(user) },
           { label: 'Email address', value: user.email },
           { label: 'Username', value: user.username },
-          { label: 'Phone Number', value: user.phone },
-          { label: 'Date of Birth', value: formatDate(user.dob) },
-          { label: 'Gender', value: capitalize(user.gender) },
+          ...rowsOf('personal', user),
         ]}
       />
+      <Section id="profile-address" title="Adress" rows={rowsOf('address', user)} />
       <Section
-        id="profile-address"
-        title="Adress"
-        rows={[
-          { label: 'Address', value: user.address },
-          { label: 'Country', value: user.country },
-          { label: 'City', value: user.city },
-          { label: 'State', value: user.state },
-          { label: 'Zip Code', value: user.zipcode },
-        ]}
+        id="profile-medical"
+        title="Medical Information"
+        rows={[{ label: 'Role', value: roleLabel(user.role) }, ...rowsOf('medical', user)]}
       />
-      <Section id="profile-medical" title="Medical Information" rows={medical} />
-      <section className="profile-section profile-section--wide" aria-labelledby="profile-bio">
-        <h2 id="profile-bio" className="profile-section__title">
-          User Bio
-        </h2>
-        <p className="profile-section__bio">{orNA(user.bio)}</p>
-      </section>
+      {viewedIn('bio').map((field) => (
+        <section key={field.key} className="profile-section profile-section--wide" aria-labelledby={`profile-${field.key}`}>
+          <h2 id={`profile-${field.key}`} className="profile-section__title">
+            {field.view.label}
+          </h2>
+          <p className="profile-section__bio">{orNA(user[field.key])}</p>
+        </section>
+      ))}
     </div>
   );
 }

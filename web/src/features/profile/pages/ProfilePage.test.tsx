@@ -136,6 +136,7 @@ describe('/profile', () => {
     expect(valueOf(section('Adress'), 'City')).toBe('Karachi');
     expect(store.getState().session.user).toEqual(saved);
 
+    // A patient's fields only: the server refuses another role's.
     const body = JSON.parse(mock.history.put[0].data as string) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(
       [
@@ -147,18 +148,87 @@ describe('/profile', () => {
         'dob',
         'firstname',
         'gender',
-        'insurancenumber',
         'lastname',
-        'licensenumber',
         'phone',
         'primphysician',
         'state',
-        'taxid',
         'zipcode',
       ].sort(),
     );
     expect(body).toMatchObject({ city: 'Karachi', gender: 'female' });
     expect(open).toHaveFocus();
+  });
+
+  it("offers and sends a provider's fields only", async () => {
+    const provider = makeUser({ role: 'healthProvider', licensenumber: 'LIC-1', bloodgroup: null, primphysician: null });
+    mock.onGet('/users/profile').reply(200, { data: provider });
+    mock.onPut('/users/profile').reply(200, { message: 'Profile updated successfully!', data: provider });
+    const actor = userEvent.setup();
+    renderRoute('/profile', { user: provider, token: 't' });
+    await actor.click(await screen.findByRole('button', { name: 'Edit Profile' }));
+    const dialog = screen.getByRole('dialog', { name: 'Edit Profile' });
+    for (const label of ['License number', 'Insurance number', 'Tax ID', 'Specialization']) {
+      expect(within(dialog).getByLabelText(label)).toBeInTheDocument();
+    }
+    for (const label of ['Blood group', 'Primary physician']) expect(within(dialog).queryByLabelText(label)).not.toBeInTheDocument();
+    await actor.click(within(dialog).getByRole('button', { name: 'Save changes' }));
+    await screen.findByText('Profile updated successfully!');
+    const sent = JSON.parse(mock.history.put[0].data as string) as Record<string, unknown>;
+    expect(sent).toMatchObject({ licensenumber: 'LIC-1', insurancenumber: '', taxid: '', specialization: '' });
+    expect(sent).not.toHaveProperty('bloodgroup');
+    expect(sent).not.toHaveProperty('primphysician');
+  });
+
+  it("offers and sends an admin none of the roles' own fields", async () => {
+    const admin = makeUser({ id: 'admin-1', role: 'admin', bloodgroup: null, primphysician: null });
+    mock.onGet('/users/profile').reply(200, { data: admin });
+    mock.onPut('/users/profile').reply(200, { message: 'Profile updated successfully!', data: admin });
+    const actor = userEvent.setup();
+    renderRoute('/profile', { user: admin, token: 't' });
+    await actor.click(await screen.findByRole('button', { name: 'Edit Profile' }));
+    const dialog = screen.getByRole('dialog', { name: 'Edit Profile' });
+    for (const label of ['Blood group', 'Primary physician', 'License number', 'Tax ID']) {
+      expect(within(dialog).queryByLabelText(label)).not.toBeInTheDocument();
+    }
+    await actor.click(within(dialog).getByRole('button', { name: 'Save changes' }));
+    await screen.findByText('Profile updated successfully!');
+    expect(Object.keys(JSON.parse(mock.history.put[0].data as string) as object).sort()).toEqual(
+      ['address', 'bio', 'city', 'country', 'dob', 'firstname', 'gender', 'lastname', 'phone', 'state', 'zipcode'].sort(),
+    );
+  });
+
+  it('asks for the names before sending, under the field, with focus there', async () => {
+    const user = makeUser();
+    mock.onGet('/users/profile').reply(200, { data: user });
+    const actor = userEvent.setup();
+    renderRoute('/profile', { user, token: 't' });
+    await actor.click(await screen.findByRole('button', { name: 'Edit Profile' }));
+    const dialog = screen.getByRole('dialog', { name: 'Edit Profile' });
+    await actor.clear(within(dialog).getByLabelText('Last name'));
+    await actor.click(within(dialog).getByRole('button', { name: 'Save changes' }));
+    const lastName = within(dialog).getByLabelText('Last name');
+    expect(lastName).toHaveAccessibleDescription('Please enter your last name.');
+    expect(lastName).toHaveFocus();
+    expect(within(dialog).getByLabelText('Bio')).toHaveAttribute('maxlength', '2000');
+    expect(mock.history.put).toHaveLength(0);
+  });
+
+  it("shows a server field error under its field as well as in a toast", async () => {
+    const user = makeUser();
+    mock.onGet('/users/profile').reply(200, { data: user });
+    mock.onPut('/users/profile').reply(422, {
+      message: 'Please check the highlighted fields.',
+      errors: [{ field: 'bloodgroup', message: 'This field does not apply to your role.' }],
+    });
+    const actor = userEvent.setup();
+    renderRoute('/profile', { user, token: 't' });
+    await actor.click(await screen.findByRole('button', { name: 'Edit Profile' }));
+    const dialog = screen.getByRole('dialog', { name: 'Edit Profile' });
+    await actor.click(within(dialog).getByRole('button', { name: 'Save changes' }));
+    expect(await screen.findByText('bloodgroup: This field does not apply to your role.')).toBeInTheDocument();
+    const bloodGroup = within(dialog).getByLabelText('Blood group');
+    expect(bloodGroup).toHaveAccessibleDescription('This field does not apply to your role.');
+    expect(bloodGroup).toHaveFocus();
   });
 
   it('offers specialization, not primary physician, to a provider; Escape closes the dialog', async () => {

@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { imageTag } from '@/lib/api';
 import { makeUser, pageOf } from '@/test/fixtures';
 import { mockApi, renderWithStore } from '@/test/render';
+import { searchFor } from '@/test/search';
 import { watchTag } from '@/test/tag-probe';
 import type { User } from '@/types/api';
 import type { ImageShare } from '@/types/images';
@@ -24,6 +25,8 @@ function directory(search?: string): User[] {
 
 beforeEach(() => {
   mock = mockApi();
+  // The server's own defaults (docs/api.md "Settings").
+  mock.onGet('/sharing/limits').reply(200, { data: { shareLifetimeDefaultHours: 24, shareLifetimeMaxHours: 168 } });
   mock.onGet('/users').reply((config) => {
     const { search } = (config.params ?? {}) as { search?: string };
     const list = directory(search);
@@ -50,6 +53,15 @@ function renderModal(props: { shares?: ImageShare[] } = {}) {
 
 const userCalls = () => mock.history.get.filter((request) => request.url === '/users');
 
+/** The lifetime select, once the admin's limits have arrived. */
+async function lifetimeSelect(dialog: HTMLElement): Promise<HTMLElement> {
+  const lifetime = within(dialog).getByRole('combobox', { name: 'Expires after' });
+  await vi.waitFor(() => expect(lifetime).toBeEnabled());
+  return lifetime;
+}
+
+const optionTexts = (select: HTMLElement) => within(select).getAllByRole('option').map((option) => option.textContent);
+
 describe('ShareImageModal', () => {
   it('lists the users by last name, first name, email and role, without the caller', async () => {
     const { dialog } = renderModal();
@@ -70,32 +82,54 @@ describe('ShareImageModal', () => {
   });
 
   it("searches by name after a pause in typing and says 'No users found' when none match", async () => {
-    const user = userEvent.setup();
     const { dialog } = renderModal();
     await within(dialog).findByRole('radio', { name: /Khan, Ayesha/ });
-    await user.type(within(dialog).getByRole('searchbox', { name: 'Search users by name' }), 'mal');
+    await searchFor(within(dialog).getByRole('searchbox', { name: 'Search users by name' }), 'mal');
     await vi.waitFor(() => expect(within(dialog).queryByRole('radio', { name: /Khan, Ayesha/ })).not.toBeInTheDocument());
     expect(within(dialog).getByRole('radio', { name: /Malik, Sara/ })).toBeInTheDocument();
     expect(userCalls().at(-1)?.params).toEqual({ limit: 20, search: 'mal' });
 
-    await user.clear(within(dialog).getByRole('searchbox', { name: 'Search users by name' }));
-    await user.type(within(dialog).getByRole('searchbox', { name: 'Search users by name' }), 'zzz');
+    await searchFor(within(dialog).getByRole('searchbox', { name: 'Search users by name' }), 'zzz');
     expect(await within(dialog).findByText('No users found')).toBeInTheDocument();
     expect(within(dialog).queryByRole('radio')).not.toBeInTheDocument();
   });
 
-  it('offers lifetimes from 1 hour to 7 days, 24 hours by default', async () => {
+  it("offers lifetimes up to the admin's maximum, the admin's default (24 hours unless changed) chosen", async () => {
     const { dialog } = renderModal();
-    const lifetime = within(dialog).getByRole('combobox', { name: 'Expires after' });
+    const lifetime = await lifetimeSelect(dialog);
     expect(lifetime).toHaveValue('24');
-    expect(within(lifetime).getAllByRole('option').map((option) => option.textContent)).toEqual([
-      '1 hour',
-      '12 hours',
-      '24 hours',
-      '3 days',
-      '7 days',
-    ]);
+    expect(optionTexts(lifetime)).toEqual(['1 hour', '12 hours', '24 hours', '3 days', '7 days']);
     await screen.findByRole('radio', { name: /Khan, Ayesha/ });
+  });
+
+  it("preselects an admin's default of 48 hours and offers nothing beyond a maximum of 72", async () => {
+    mock.onGet('/sharing/limits').reply(200, { data: { shareLifetimeDefaultHours: 48, shareLifetimeMaxHours: 72 } });
+    const { dialog } = renderModal();
+    const lifetime = await lifetimeSelect(dialog);
+    expect(lifetime).toHaveValue('48');
+    expect(optionTexts(lifetime)).toEqual(['1 hour', '12 hours', '24 hours', '2 days', '3 days']);
+    await screen.findByRole('radio', { name: /Khan, Ayesha/ });
+  });
+
+  it('offers a maximum above 7 days, and one between the usual steps', async () => {
+    mock.onGet('/sharing/limits').reply(200, { data: { shareLifetimeDefaultHours: 24, shareLifetimeMaxHours: 720 } });
+    const { dialog } = renderModal();
+    expect(optionTexts(await lifetimeSelect(dialog))).toEqual(['1 hour', '12 hours', '24 hours', '3 days', '7 days', '14 days', '30 days']);
+    await screen.findByRole('radio', { name: /Khan, Ayesha/ });
+  });
+
+  it('leaves the lifetime to the server when the limits cannot be read', async () => {
+    mock.onGet('/sharing/limits').reply(503, { message: 'The service is temporarily unavailable.' });
+    mock.onPost('/sharing/request').reply(201, { message: 'Image shared successfully.', data: { id: 's', expiresAt: '' } });
+    const user = userEvent.setup();
+    const { dialog, onShared } = renderModal();
+    const lifetime = within(dialog).getByRole('combobox', { name: 'Expires after' });
+    expect(await within(lifetime).findByRole('option', { name: 'The default lifetime' })).toBeInTheDocument();
+    expect(lifetime).toBeDisabled();
+    await user.click(await within(dialog).findByRole('radio', { name: /Khan, Ayesha/ }));
+    await user.click(within(dialog).getByRole('button', { name: 'Share' }));
+    await vi.waitFor(() => expect(onShared).toHaveBeenCalled());
+    expect(JSON.parse(mock.history.post[0].data as string)).toEqual({ imagemetadataId: 'img-1', createdfor: 'patient-1' });
   });
 
   it("shares with the chosen person for 24 hours, toasts the message, reports back and refreshes the image's card", async () => {
@@ -107,6 +141,7 @@ describe('ShareImageModal', () => {
     const { dialog, onShared, store } = renderModal();
     const imageRuns = await watchTag(store, imageTag('img-1'));
     await user.click(await within(dialog).findByRole('radio', { name: /Khan, Ayesha/ }));
+    await lifetimeSelect(dialog);
     await user.click(within(dialog).getByRole('button', { name: 'Share' }));
 
     expect(await screen.findByText('Image shared successfully.')).toBeInTheDocument();
@@ -125,7 +160,7 @@ describe('ShareImageModal', () => {
     const user = userEvent.setup();
     const { dialog, onShared } = renderModal();
     await user.click(await within(dialog).findByRole('radio', { name: /Malik, Sara/ }));
-    await user.selectOptions(within(dialog).getByRole('combobox', { name: 'Expires after' }), '3 days');
+    await user.selectOptions(await lifetimeSelect(dialog), '3 days');
     await user.click(within(dialog).getByRole('button', { name: 'Share' }));
     await vi.waitFor(() => expect(onShared).toHaveBeenCalled());
     expect(JSON.parse(mock.history.post[0].data as string)).toEqual({
@@ -154,7 +189,7 @@ describe('ShareImageModal', () => {
     const { dialog, onShared, store } = renderModal();
     const imageRuns = await watchTag(store, imageTag('img-1'));
     await user.click(await within(dialog).findByRole('radio', { name: /Khan, Ayesha/ }));
-    await user.selectOptions(within(dialog).getByRole('combobox', { name: 'Expires after' }), '7 days');
+    await user.selectOptions(await lifetimeSelect(dialog), '7 days');
     await user.click(within(dialog).getByRole('button', { name: 'Share' }));
 
     const alert = await within(dialog).findByRole('alert');

@@ -6,7 +6,7 @@ import { getErrorMessage, getErrorMessages } from '@/lib/api-client';
 import { notifyError, notifySuccess } from '@/lib/notify';
 import type { User } from '@/types/api';
 import type { ImageShare } from '@/types/images';
-import { DEFAULT_SHARE_HOURS, SHARE_LIFETIMES, useShareImageMutation } from '../api';
+import { lifetimeChoices, lifetimeLabel, useGetShareLimitsQuery, useShareImageMutation } from '../api';
 import { isOpen, statusLabel, userRole } from '../labels';
 import '@/components/forms.css';
 import '../sharing.css';
@@ -33,8 +33,9 @@ interface ShareImageModalProps {
 
 /**
  * product.md §2: 'Share ({caption})' with a search by name over the users the
- * caller may see (GET /api/users), a lifetime (24 hours by default), one
- * chosen person and POST /api/sharing/request.
+ * caller may see (GET /api/users), a lifetime within the admin's limits
+ * (GET /api/sharing/limits; the default preselected, 24 hours unless an
+ * admin changed it), one chosen person and POST /api/sharing/request.
  */
 export function ShareImageModal({
   imageId,
@@ -46,7 +47,12 @@ export function ShareImageModal({
 }: ShareImageModalProps) {
   const id = useId();
   const [selected, setSelected] = useState<User | null>(null);
-  const [hours, setHours] = useState(DEFAULT_SHARE_HOURS);
+  const { data: limits, isError: limitsFailed } = useGetShareLimitsQuery();
+  const [picked, setPicked] = useState<number | null>(null);
+  const choices = limits ? lifetimeChoices(limits) : [];
+  // The admin's default until the person picks another (and again should
+  // the limits change under a pick they no longer allow).
+  const hours = picked !== null && choices.includes(picked) ? picked : limits?.shareLifetimeDefaultHours;
   const [choiceError, setChoiceError] = useState('');
   const [failure, setFailure] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
@@ -75,6 +81,7 @@ export function ShareImageModal({
     setChoiceError('');
     setBusy(true);
     try {
+      // Without the limits (not loaded yet, or failed) the server's default applies.
       const result = await shareImage({ imagemetadataId: imageId, createdfor: selected.id, expiresInHours: hours }).unwrap();
       notifySuccess(result.message || 'Image shared successfully.');
       onShared();
@@ -111,15 +118,19 @@ export function ShareImageModal({
         <SelectField
           id={`${id}-lifetime`}
           label="Expires after"
-          value={hours}
-          disabled={busy}
-          onChange={(event) => setHours(Number(event.target.value))}
+          value={hours ?? ''}
+          disabled={busy || !limits}
+          onChange={(event) => setPicked(Number(event.target.value))}
         >
-          {SHARE_LIFETIMES.map((lifetime) => (
-            <option key={lifetime.hours} value={lifetime.hours}>
-              {lifetime.label}
-            </option>
-          ))}
+          {limits ? (
+            choices.map((choice) => (
+              <option key={choice} value={choice}>
+                {lifetimeLabel(choice)}
+              </option>
+            ))
+          ) : (
+            <option value="">{limitsFailed ? 'The default lifetime' : 'Loading…'}</option>
+          )}
         </SelectField>
         {failure.length > 0 && (
           <div className="form-error" role="alert">
