@@ -100,6 +100,21 @@ func toUserJSON(u domain.User) userJSON {
 	return out
 }
 
+// selfJSON is the caller's own user object: the user and the permissions
+// they hold, which the app's menu, guards and actions mirror. Other
+// people's records never carry permissions.
+type selfJSON struct {
+	userJSON
+	Permissions []string `json:"permissions"`
+}
+
+func toSelfJSON(u domain.User, permissions []string) selfJSON {
+	if permissions == nil {
+		permissions = []string{}
+	}
+	return selfJSON{userJSON: toUserJSON(u), Permissions: permissions}
+}
+
 // readProfile reads the profile from JSON or from a form (multipart or
 // urlencoded, whose fields carry the same names).
 func readProfile(w http.ResponseWriter, r *http.Request) (profileJSON, error) {
@@ -146,7 +161,8 @@ func (a *api) mountUsers(r chi.Router) {
 }
 
 func (a *api) getProfile(w http.ResponseWriter, r *http.Request) {
-	writeOK(w, http.StatusOK, "", toUserJSON(principal(r).User))
+	p := principal(r)
+	writeOK(w, http.StatusOK, "", toSelfJSON(p.User, p.Permissions))
 }
 
 func (a *api) updateProfile(w http.ResponseWriter, r *http.Request) {
@@ -161,7 +177,7 @@ func (a *api) updateProfile(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeOK(w, http.StatusOK, "Profile updated successfully!", toUserJSON(u))
+	writeOK(w, http.StatusOK, "Profile updated successfully!", toSelfJSON(u, p.Permissions))
 }
 
 func (a *api) deleteProfile(w http.ResponseWriter, r *http.Request) {

@@ -25,7 +25,8 @@ type System struct {
 	PingDatabase, PingStorage func(ctx context.Context) error
 }
 
-// AdminService reports the system's health and activity to admins.
+// AdminService reports the system's health, activity and counts to those
+// who monitor it (system:monitor), and their own counts to uploaders.
 type AdminService struct {
 	store   AdminStore
 	system  System
@@ -78,10 +79,11 @@ var errNotAdminHealth = forbidden("Only admins can see the system's health and a
 // Health checks the database and the storage, reports the mail outbox, and
 // checks the audit chain's entries appended since this instance last
 // looked (its first looks go through the whole chain, a step at a time;
-// /api/audit/verify checks everything at once). Errors: EFORBIDDEN.
+// /api/audit/verify checks everything at once). Errors: EFORBIDDEN
+// (without system:monitor).
 func (s *AdminService) Health(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (Health, error) {
-	if !p.IsAdmin() {
-		return Health{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "health: not an admin"}, errNotAdminHealth)
+	if err := require(ctx, s.store, p, domain.PermSystemMonitor, meta, errNotAdminHealth); err != nil {
+		return Health{}, err
 	}
 	var h Health
 	h.Version, h.StartedAt = s.system.Version, s.started
@@ -129,10 +131,10 @@ const (
 
 // Activity returns what happened on each of the last days days (today
 // included, days in domain.Zone), oldest first, days without events with
-// zeros. Errors: EFORBIDDEN, EVALIDATION.
+// zeros. Errors: EFORBIDDEN (without system:monitor), EVALIDATION.
 func (s *AdminService) Activity(ctx context.Context, p *domain.Principal, days int, meta domain.RequestMeta) ([]domain.DayActivity, error) {
-	if !p.IsAdmin() {
-		return nil, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "activity: not an admin"}, errNotAdminHealth)
+	if err := require(ctx, s.store, p, domain.PermSystemMonitor, meta, errNotAdminHealth); err != nil {
+		return nil, err
 	}
 	if days < 1 || days > activityDaysMax {
 		return nil, domain.ValidationError("Please check the number of days.", domain.FieldError{Field: "days", Message: "must be between 1 and 90"})

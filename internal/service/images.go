@@ -304,8 +304,9 @@ func (s *ImageService) removeBlob(key string) {
 	}
 }
 
-// Get returns an image the caller may see: its uploader and admins may, and
-// so may the recipient of an open, unexpired share (ViaShare is then set).
+// Get returns an image the caller may see: its uploader and whoever may
+// open every image (images:read-all) may, and so may the recipient of an
+// open, unexpired share (ViaShare is then set).
 // Until that share is verified the image comes sealed (domain.Image.Seal).
 // Errors: ENOTFOUND.
 func (s *ImageService) Get(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (domain.Image, error) {
@@ -323,7 +324,8 @@ func (s *ImageService) reach(ctx context.Context, p *domain.Principal, id string
 	if err != nil {
 		return domain.Image{}, notFound(err, errImageNotFound)
 	}
-	if p.IsAdmin() || im.UploadedBy.ID == p.User.ID {
+	if p.Can(domain.PermImagesReadAll) || im.UploadedBy.ID == p.User.ID {
+		im.ReadAll = p.Can(domain.PermImagesReadAll)
 		return im, nil
 	}
 	denied := Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: id}
@@ -365,15 +367,17 @@ func (s *ImageService) reachOpen(ctx context.Context, p *domain.Principal, id st
 }
 
 // ListShared returns the images shared with the caller through open,
-// unexpired shares, newest share first; those not verified yet come sealed.
+// unexpired shares, newest share first; those not verified yet come sealed,
+// unless the caller may open every image (images:read-all).
 // Errors: EFORBIDDEN.
 func (s *ImageService) ListShared(ctx context.Context, p *domain.Principal, page domain.Page, meta domain.RequestMeta) ([]domain.Image, domain.PageOf, error) {
 	if err := require(ctx, s.store, p, domain.PermImagesViewShared, meta, forbidden("You are not allowed to see shared images.")); err != nil {
 		return nil, domain.PageOf{}, err
 	}
 	images, total, err := s.store.ImagesSharedWith(ctx, p.User.ID, s.now(), page)
-	now := s.now()
+	now, readAll := s.now(), p.Can(domain.PermImagesReadAll)
 	for i := range images {
+		images[i].ReadAll = readAll
 		images[i] = images[i].SealedUnlessOpen(now)
 	}
 	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
@@ -389,11 +393,10 @@ func (s *ImageService) ListUploaded(ctx context.Context, p *domain.Principal, pa
 	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
 }
 
-// ListAll returns every image (admins). Errors: EFORBIDDEN.
+// ListAll returns every image (images:read-all). Errors: EFORBIDDEN.
 func (s *ImageService) ListAll(ctx context.Context, p *domain.Principal, page domain.Page, meta domain.RequestMeta) ([]domain.Image, domain.PageOf, error) {
-	if !p.IsAdmin() {
-		return nil, domain.PageOf{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "every image: not an admin"},
-			forbidden("Only admins see every image."))
+	if err := require(ctx, s.store, p, domain.PermImagesReadAll, meta, forbidden("Only admins see every image.")); err != nil {
+		return nil, domain.PageOf{}, err
 	}
 	images, total, err := s.store.AllImages(ctx, page)
 	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
@@ -485,13 +488,14 @@ func openDecrypting(ctx context.Context, blobs ContentStore, blobKey string, key
 }
 
 // Delete removes an image: the record (with its audit entry) first, then the
-// contents. Errors: ENOTFOUND, EFORBIDDEN.
+// contents. The caller needs images:delete and to have uploaded it, or
+// images:manage-all for any image. Errors: ENOTFOUND, EFORBIDDEN.
 func (s *ImageService) Delete(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) error {
 	im, err := s.reach(ctx, p, id, meta)
 	if err != nil {
 		return err
 	}
-	if !p.Can(domain.PermImagesDelete) || im.ViaShare != nil {
+	if !p.Manages(im, domain.PermImagesDelete) {
 		return refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: id, Reason: "delete: not the uploader"},
 			forbidden("Only the uploader or an admin can delete an image."))
 	}

@@ -162,11 +162,10 @@ func (s *ImageService) CheckAll(ctx context.Context, progress func(checked int))
 
 // ScrubStatus reports the checks of stored contents: how many images were
 // checked, the latest check, and the images whose last check failed (for
-// the admins' health panel). Errors: EFORBIDDEN (not an admin), EUNAVAILABLE.
+// the health panel). Errors: EFORBIDDEN (without system:monitor), EUNAVAILABLE.
 func (s *ImageService) ScrubStatus(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (domain.ScrubStatus, error) {
-	if !p.IsAdmin() {
-		return domain.ScrubStatus{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "scrub status: not an admin"},
-			forbidden("Only admins see the state of stored contents."))
+	if err := require(ctx, s.store, p, domain.PermSystemMonitor, meta, forbidden("Only admins see the state of stored contents.")); err != nil {
+		return domain.ScrubStatus{}, err
 	}
 	return s.store.ScrubStatus(ctx)
 }
