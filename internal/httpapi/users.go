@@ -326,7 +326,7 @@ func (a *api) listPermissions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) dashboardStats(w http.ResponseWriter, r *http.Request) {
-	st, err := a.Users.Stats(r.Context(), principal(r), meta(r))
+	st, err := a.Admin.Stats(r.Context(), principal(r), meta(r))
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -8,11 +8,16 @@ import (
 	"github.com/medishare/medishare/internal/domain"
 )
 
-// AdminStore is what the admin dashboard needs from the database.
+// AdminStore is what the dashboards need from the database.
 type AdminStore interface {
 	AuditWriter
 	VerifyAuditChainFrom(ctx context.Context, from domain.AuditChainMark, most int) (domain.AuditChainReport, error)
 	Activity(ctx context.Context, first, last time.Time) ([]domain.DayActivity, error)
+	CountUsers(ctx context.Context) (int, error)
+	// CountImages, CountSharedImages: of one uploader or sharer, or of everyone ("").
+	CountImages(ctx context.Context, uploadedBy string) (int, error)
+	CountPatientsOf(ctx context.Context, uploaderID string) (int, error)
+	CountSharedImages(ctx context.Context, sharerID string, now time.Time) (int, error)
 }
 
 // System is what the server knows about itself and its dependencies, for
@@ -159,4 +164,38 @@ func (s *AdminService) Activity(ctx context.Context, p *domain.Principal, days i
 		out[i].Day = day
 	}
 	return out, nil
+}
+
+// Stats are the dashboard's three numbers.
+type Stats struct {
+	TotalImages, SharedImages, TotalUsers int
+}
+
+// Stats returns the dashboard counts: the whole system's with
+// system:monitor; otherwise, with images:upload, the caller's own uploads,
+// own patients (those they uploaded for) and the images they share now
+// (open, unexpired shares). Errors: EFORBIDDEN, EUNAVAILABLE.
+func (s *AdminService) Stats(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (Stats, error) {
+	var st Stats
+	var err error
+	switch {
+	case p.Can(domain.PermSystemMonitor):
+		if st.TotalUsers, err = s.store.CountUsers(ctx); err == nil {
+			st.TotalImages, err = s.store.CountImages(ctx, "")
+		}
+		if err == nil {
+			st.SharedImages, err = s.store.CountSharedImages(ctx, "", s.now())
+		}
+	case p.Can(domain.PermImagesUpload):
+		if st.TotalUsers, err = s.store.CountPatientsOf(ctx, p.User.ID); err == nil {
+			st.TotalImages, err = s.store.CountImages(ctx, p.User.ID)
+		}
+		if err == nil {
+			st.SharedImages, err = s.store.CountSharedImages(ctx, p.User.ID, s.now())
+		}
+	default:
+		return Stats{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "dashboard: missing permission " + domain.PermImagesUpload},
+			forbidden("The dashboard is for providers and admins."))
+	}
+	return st, err
 }

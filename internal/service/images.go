@@ -18,9 +18,6 @@ import (
 	"github.com/medishare/medishare/internal/secure"
 )
 
-// PreviewMaxSide bounds preview renderings.
-const PreviewMaxSide = 1024
-
 // ImageStore is what the images service needs from the database.
 type ImageStore interface {
 	Transactor
@@ -32,11 +29,11 @@ type ImageStore interface {
 	ImagesOfUploader(ctx context.Context, uploaderID string, page domain.Page) ([]domain.Image, int, error)
 	AllImages(ctx context.Context, page domain.Page) ([]domain.Image, int, error)
 	DeleteImage(ctx context.Context, id string) (string, error)
-	BlobReferenced(ctx context.Context, key string) (bool, error)
+	// DeletePreview removes an image's preview record, returning its object's key.
+	DeletePreview(ctx context.Context, imageID string) (string, error)
 	RecipientShare(ctx context.Context, imageID, recipientID string) (domain.Share, error)
 	MarkShareExpiryLogged(ctx context.Context, id string) (bool, error)
 	ImagesSharedWith(ctx context.Context, recipientID string, now time.Time, page domain.Page) ([]domain.Image, int, error)
-	ContentRecords
 }
 
 // ContentStore keeps the encrypted contents (blob.Store).
@@ -55,29 +52,20 @@ type KeyWrapper interface {
 	KeyID() []byte
 }
 
-// ImageService stores, lists, serves and deletes medical files.
+// ImageService stores, lists, serves and deletes medical files. Their
+// previews are PreviewService's, the checks of what is stored
+// IntegrityService's.
 type ImageService struct {
-	store    ImageStore
-	blobs    ContentStore
-	keys     KeyWrapper
-	logger   *slog.Logger
-	now      Clock
-	previews *medimg.Previewer // renders share its memory budget
-	// orphanAge is how old contents no record names must be before
-	// CollectOrphans removes them.
-	orphanAge time.Duration
+	store  ImageStore
+	blobs  ContentStore
+	keys   KeyWrapper
+	logger *slog.Logger
+	now    Clock
 }
 
-// defaultOrphanAge is far above the longest upload (the server reads a
-// request for at most two minutes, S25), so contents stored moments before
-// their record commits are never taken for orphans, whatever the clocks of
-// the instances and the bucket say.
-const defaultOrphanAge = time.Hour
-
-// NewImageService wires the images use cases; previews renders previews
-// within the process's memory budget for them.
-func NewImageService(store ImageStore, blobs ContentStore, keys KeyWrapper, logger *slog.Logger, now Clock, previews *medimg.Previewer) *ImageService {
-	return &ImageService{store: store, blobs: blobs, keys: keys, logger: logger, now: now, previews: previews, orphanAge: defaultOrphanAge}
+// NewImageService wires the images use cases.
+func NewImageService(store ImageStore, blobs ContentStore, keys KeyWrapper, logger *slog.Logger, now Clock) *ImageService {
+	return &ImageService{store: store, blobs: blobs, keys: keys, logger: logger, now: now}
 }
 
 const blobPrefix = "images/"
@@ -296,11 +284,15 @@ func (s *ImageService) storeContents(ctx context.Context, blobKey string, key []
 	return info, enc.PlainSize(), enc.PlainSHA256(), nil
 }
 
-func (s *ImageService) removeBlob(key string) {
+func (s *ImageService) removeBlob(key string) { removeBlob(s.blobs, s.logger, key) }
+
+// removeBlob removes an object that no record names (or will), whatever
+// the request's context says; a failure is left to the janitor.
+func removeBlob(blobs ContentStore, logger *slog.Logger, key string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := s.blobs.Delete(ctx, key); err != nil {
-		s.logger.Warn("could not remove contents; the janitor will", "key", key, "err", err)
+	if err := blobs.Delete(ctx, key); err != nil {
+		logger.Warn("could not remove contents; the janitor will", "key", key, "err", err)
 	}
 }
 
@@ -520,30 +512,4 @@ func (s *ImageService) Delete(ctx context.Context, p *domain.Principal, id strin
 		s.removeBlob(previewKey)
 	}
 	return nil
-}
-
-// CollectOrphans removes contents and previews older than an hour (the
-// orphan age) that no record points at: what a crash between the two phases of an upload or of
-// storing a preview leaves, and the losing render of two at once (S24).
-func (s *ImageService) CollectOrphans(ctx context.Context) (int, error) {
-	removed := 0
-	for prefix, referenced := range map[string]func(context.Context, string) (bool, error){
-		blobPrefix: s.store.BlobReferenced, previewPrefix: s.store.PreviewReferenced,
-	} {
-		err := s.blobs.Walk(ctx, prefix, s.now().Add(-s.orphanAge), func(key string) error {
-			ref, err := referenced(ctx, key)
-			if err != nil || ref {
-				return err
-			}
-			if err := s.blobs.Delete(ctx, key); err != nil {
-				return err
-			}
-			removed++
-			return nil
-		})
-		if err != nil {
-			return removed, err
-		}
-	}
-	return removed, nil
 }

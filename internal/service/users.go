@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/medishare/medishare/internal/domain"
 )
@@ -22,10 +21,6 @@ type UserStore interface {
 	ActiveAdminsLocked(ctx context.Context) (int, error)
 	RevokeUserSessions(ctx context.Context, userID, exceptSessionID, reason string) error
 	ListUsers(ctx context.Context, dir domain.Directory, search string, page domain.Page) ([]domain.User, domain.PageOf, error)
-	CountUsers(ctx context.Context) (int, error)
-	CountImages(ctx context.Context, uploadedBy string) (int, error)
-	CountPatientsOf(ctx context.Context, uploaderID string) (int, error)
-	CountSharedImages(ctx context.Context, sharerID string, now time.Time) (int, error)
 	ProviderCaresFor(ctx context.Context, providerID, patientID string) (bool, error)
 	Roles(ctx context.Context) ([]domain.RoleInfo, error)
 	Permissions(ctx context.Context) ([]domain.PermissionInfo, error)
@@ -262,40 +257,6 @@ func (s *UserService) Delete(ctx context.Context, p *domain.Principal, id string
 		return notFound(err, errUserNotFound)
 	}
 	return s.erase(ctx, target, p.User.ID, meta)
-}
-
-// Stats are the dashboard's three numbers.
-type Stats struct {
-	TotalImages, SharedImages, TotalUsers int
-}
-
-// Stats returns the dashboard counts: the whole system's with
-// system:monitor; otherwise, with images:upload, the caller's own uploads,
-// own patients (those they uploaded for) and the images they share now
-// (open, unexpired shares). Errors: EFORBIDDEN.
-func (s *UserService) Stats(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (Stats, error) {
-	var st Stats
-	var err error
-	switch {
-	case p.Can(domain.PermSystemMonitor):
-		if st.TotalUsers, err = s.store.CountUsers(ctx); err == nil {
-			st.TotalImages, err = s.store.CountImages(ctx, "")
-		}
-		if err == nil {
-			st.SharedImages, err = s.store.CountSharedImages(ctx, "", s.now())
-		}
-	case p.Can(domain.PermImagesUpload):
-		if st.TotalUsers, err = s.store.CountPatientsOf(ctx, p.User.ID); err == nil {
-			st.TotalImages, err = s.store.CountImages(ctx, p.User.ID)
-		}
-		if err == nil {
-			st.SharedImages, err = s.store.CountSharedImages(ctx, p.User.ID, s.now())
-		}
-	default:
-		return Stats{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "dashboard: missing permission " + domain.PermImagesUpload},
-			forbidden("The dashboard is for providers and admins."))
-	}
-	return st, err
 }
 
 // Roles lists roles with their permissions. Errors: EFORBIDDEN.
