@@ -1,9 +1,46 @@
+import type { Permission } from '@/lib/access';
 import type { Health } from '@/lib/health-api';
 import type { User } from '@/types/api';
 import type { MedicalImage } from '@/types/images';
 
-/** A complete user object as api.md describes it. */
+/** What each role holds, as the migrations seed role_permissions. */
+export const ROLE_PERMISSIONS: Record<string, Permission[]> = {
+  patient: ['audit:read', 'images:view-shared', 'messages:send', 'users:list'],
+  healthProvider: [
+    'analysis:run',
+    'audit:read',
+    'images:delete',
+    'images:share',
+    'images:upload',
+    'images:view-shared',
+    'messages:send',
+    'users:list',
+  ],
+  admin: [
+    'analysis:run',
+    'audit:read',
+    'audit:read-all',
+    'images:delete',
+    'images:manage-all',
+    'images:read-all',
+    'images:share',
+    'images:upload',
+    'images:view-shared',
+    'messages:send',
+    'roles:read',
+    'settings:manage',
+    'system:monitor',
+    'users:list',
+    'users:manage',
+  ],
+};
+
+/**
+ * A complete user object as api.md describes it: the caller's own record,
+ * with the permissions of its role unless others are given.
+ */
 export function makeUser(overrides: Partial<User> = {}): User {
+  const role = overrides.role ?? 'patient';
   return {
     id: '3f1c2b9e-8a47-4d2f-9c61-1b2a3c4d5e6f',
     firstname: 'Amina',
@@ -29,6 +66,7 @@ export function makeUser(overrides: Partial<User> = {}): User {
     primphysician: 'Dr. Example',
     specialization: null,
     createdAt: '2025-01-01T00:00:00Z',
+    permissions: [...(ROLE_PERMISSIONS[role] ?? [])],
     ...overrides,
   };
 }

@@ -29,6 +29,12 @@ export interface User {
   primphysician?: string | null;
   specialization?: string | null;
   createdAt?: string;
+  /**
+   * What the user may do: on the caller's own record only (sign-in, renewal,
+   * the profile). The menu, guards and actions follow it (lib/access.ts);
+   * absent from a record kept from before the server stated it.
+   */
+  permissions?: string[];
 }
 
 /** A field error of the error body. */
