@@ -67,7 +67,7 @@ const MENUS: Record<DemoRole, string[]> = {
 const HOMES: Record<DemoRole, string> = { patient: '/view-images', healthProvider: '/dashboard', admin: '/dashboard' };
 
 for (const role of ['patient', 'healthProvider', 'admin'] as const) {
-  test(`a ${role} gets the menu of the spec, and the landing page's Dashboard leads home`, async ({ page }) => {
+  test(`${role}: the menu of the spec, and the landing page's Dashboard leads home`, async ({ page }) => {
     await signIn(page, await demoAccount(role));
     await expect(page).toHaveURL(new RegExp(`${HOMES[role]}$`));
     const menu = page.getByRole('navigation', { name: 'Main' });
