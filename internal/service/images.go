@@ -316,8 +316,8 @@ func (s *ImageService) reach(ctx context.Context, p *domain.Principal, id string
 	if err != nil {
 		return domain.Image{}, notFound(err, errImageNotFound)
 	}
-	if p.Can(domain.PermImagesReadAll) || im.UploadedBy.ID == p.User.ID {
-		im.ReadAll = p.Can(domain.PermImagesReadAll)
+	if readAll := p.Can(domain.PermImagesReadAll); readAll || im.UploadedBy.ID == p.User.ID {
+		im.ReadAll = readAll
 		return im, nil
 	}
 	denied := Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: id}
@@ -480,8 +480,8 @@ func openDecrypting(ctx context.Context, blobs ContentStore, blobKey string, key
 }
 
 // Delete removes an image: the record (with its audit entry) first, then the
-// contents. The caller needs images:delete and to have uploaded it, or
-// images:manage-all for any image. Errors: ENOTFOUND, EFORBIDDEN.
+// contents. The caller needs images:delete, and to have uploaded the image
+// unless they hold images:manage-all. Errors: ENOTFOUND, EFORBIDDEN.
 func (s *ImageService) Delete(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) error {
 	im, err := s.reach(ctx, p, id, meta)
 	if err != nil {

@@ -20,7 +20,7 @@ export function DashboardPage() {
         {user?.role === 'admin' && ' (admin)'}
       </h1>
       <StatCards />
-      <UserTable canDelete={can(user, 'users:manage')} selfId={user?.id} />
+      <UserTable canManage={can(user, 'users:manage')} selfId={user?.id} />
     </div>
   );
 }
