@@ -233,7 +233,7 @@ func contentsCommand(ctx context.Context, args []string, getenv func(string) str
 	}
 	defer app.close()
 	total := 0
-	damaged, err := app.services.Images.CheckAll(ctx, func(checked int) {
+	damaged, err := app.services.Integrity.CheckAll(ctx, func(checked int) {
 		total = checked
 		if checked%100 == 0 {
 			_, _ = fmt.Fprintf(stderr, "checked %d images\n", checked) // progress only

@@ -129,7 +129,7 @@ func collectOrphans(ctx context.Context, a *app) {
 	ticker := time.NewTicker(a.cfg.JanitorEvery)
 	defer ticker.Stop()
 	for {
-		if n, err := a.services.Images.CollectOrphans(ctx); err != nil {
+		if n, err := a.services.Integrity.CollectOrphans(ctx); err != nil {
 			a.logger.Warn("janitor", "err", err)
 		} else if n > 0 {
 			a.logger.Info("janitor removed unreferenced contents", "count", n)
@@ -159,7 +159,7 @@ func scrubContents(ctx context.Context, a *app) {
 			return
 		case <-ticker.C:
 		}
-		if _, err := a.services.Images.ScrubNext(ctx); err != nil && ctx.Err() == nil {
+		if _, err := a.services.Integrity.ScrubNext(ctx); err != nil && ctx.Err() == nil {
 			a.logger.Warn("scrub", "err", err)
 		}
 	}

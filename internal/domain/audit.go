@@ -126,9 +126,10 @@ func (f AuditFilter) IsZero() bool {
 	return f.Search == "" && f.Action == "" && f.Status == "" && f.From.IsZero() && f.To.IsZero() && !f.AboutImages && f.ImageID == ""
 }
 
-// AuditScope says which entries a reader sees (api.md, Audit): admins all
-// of them; a provider the events on images they uploaded and their own
-// actions; a patient the access history of every image about them and
+// AuditScope says which entries a reader sees (api.md, Audit): with
+// audit:read-all (admins) all of them; with images:upload (providers) the
+// events on images they uploaded and their own actions; otherwise
+// (patients) the access history of every image about them. Everyone sees
 // their own sign-ins. The store reads it through the audit_audience table,
 // whose kinds these are.
 type AuditScope struct {
@@ -139,10 +140,10 @@ type AuditScope struct {
 
 // AuditScopeOf is the scope of a reader.
 func AuditScopeOf(p *Principal) AuditScope {
-	switch p.User.Role {
-	case RoleAdmin:
+	switch {
+	case p.Can(PermAuditReadAll):
 		return AuditScope{All: true}
-	case RoleProvider:
+	case p.Can(PermImagesUpload):
 		return AuditScope{UserID: p.User.ID, Kinds: []string{"owner", "signin", "actor"}}
 	default:
 		return AuditScope{UserID: p.User.ID, Kinds: []string{"subject", "signin"}}
@@ -150,8 +151,8 @@ func AuditScopeOf(p *Principal) AuditScope {
 }
 
 // Reveals reports whether a reader in this scope sees where an entry came
-// from (IP address and browser): admins always, others for their own
-// actions only. Staff's and colleagues' addresses are theirs, not the
+// from (IP address and browser): readers of the whole log always, others
+// for their own actions only. Staff's and colleagues' addresses are theirs, not the
 // patient's.
 func (s AuditScope) Reveals(r AuditRecord) bool { return s.All || r.Actor.ID == s.UserID }
 

@@ -57,10 +57,14 @@ type Image struct {
 	CreatedAt   time.Time
 
 	// ViaShare is the share through which the caller reaches the image, when
-	// the caller is its recipient rather than its uploader or an admin.
+	// the caller is its recipient rather than its uploader or a reader of
+	// every image.
 	ViaShare *Share
+	// ReadAll is set when the caller may open every image
+	// (images:read-all): its contents open whatever its share says.
+	ReadAll bool
 	// Shares are the image's shares that are not revoked, for the uploader
-	// and admins; listings fill them in.
+	// and readers of every image; listings fill them in.
 	Shares []Share
 	// Sealed is set on what a recipient sees of an image before verifying
 	// its share: see Seal.
@@ -74,9 +78,10 @@ func (im Image) HasPixels() bool {
 }
 
 // Opens reports whether the caller who reached im may see its contents at
-// now: always, unless they reach it through a share not yet verified.
+// now: always, unless they reach it through a share not yet verified and
+// may not open every image.
 func (im Image) Opens(now time.Time) bool {
-	return im.ViaShare == nil || im.ViaShare.Opens(now)
+	return im.ReadAll || im.ViaShare == nil || im.ViaShare.Opens(now)
 }
 
 // Seal keeps, of an image whose share is not verified yet, only who shared

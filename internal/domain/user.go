@@ -13,6 +13,9 @@ const (
 )
 
 // Permissions (api.md); the table role_permissions says who holds which.
+// Every access rule of the services is one of these or an ownership rule
+// (the uploader, the sharer, the recipient, the patient); none asks for a
+// role by name.
 const (
 	PermImagesUpload     = "images:upload"
 	PermImagesShare      = "images:share"
@@ -25,6 +28,17 @@ const (
 	PermRolesRead        = "roles:read"
 	PermSettingsManage   = "settings:manage"
 	PermMessagesSend     = "messages:send"
+	// PermImagesReadAll lists every image and opens any image and its
+	// contents, a share verified or not.
+	PermImagesReadAll = "images:read-all"
+	// PermImagesManageAll shares, revokes and deletes any image, beside
+	// images:share and images:delete, which cover one's own uploads.
+	PermImagesManageAll = "images:manage-all"
+	// PermAuditReadAll reads, exports and verifies the whole audit log.
+	PermAuditReadAll = "audit:read-all"
+	// PermSystemMonitor sees the health panel, the activity, the whole
+	// system's counts and the checks of stored contents.
+	PermSystemMonitor = "system:monitor"
 )
 
 // Roles are every role.
@@ -101,13 +115,20 @@ func (p *Principal) Can(permission string) bool {
 	return p != nil && slices.Contains(p.Permissions, permission)
 }
 
-// IsAdmin reports whether the caller is an admin.
-func (p *Principal) IsAdmin() bool { return p != nil && p.User.Role == RoleAdmin }
+// Manages reports whether the caller may act on an image with the
+// permission own gives over one's own uploads (images:share,
+// images:delete): on their own uploads with it, on any image with
+// images:manage-all besides.
+func (p *Principal) Manages(im Image, own string) bool {
+	return p.Can(own) && (im.UploadedBy.ID == p.User.ID || p.Can(PermImagesManageAll))
+}
 
 // Directory says whom a caller may find in the user directory (api.md
-// "Users"): admins everyone, deactivated accounts included; providers active
-// patients and providers; patients active providers and admins; and
-// everyone themselves. It is the one statement of that rule: the database
+// "Users"): whoever manages users (users:manage: admins) everyone,
+// deactivated accounts included; providers active patients and providers;
+// patients active providers and admins; and everyone themselves. Which
+// roles one finds is a rule about the people in the directory, so it reads
+// the caller's role; it is the one statement of that rule: the database
 // query and the check of a single user both read it.
 type Directory struct {
 	// Roles are the roles the caller may find.
@@ -124,10 +145,10 @@ type Directory struct {
 // DirectoryOf is the directory of a caller.
 func DirectoryOf(p *Principal) Directory {
 	d := Directory{ActiveOnly: true, Self: p.User.ID, callerRole: p.User.Role}
-	switch p.User.Role {
-	case RoleAdmin:
+	switch {
+	case p.Can(PermUsersManage):
 		d.Roles, d.ActiveOnly = Roles, false
-	case RoleProvider:
+	case p.User.Role == RoleProvider:
 		d.Roles = []string{RolePatient, RoleProvider}
 	default:
 		d.Roles = []string{RoleProvider, RoleAdmin}

@@ -183,7 +183,7 @@ func (a *api) resendConfirmation(w http.ResponseWriter, r *http.Request) {
 
 type sessionResponse struct {
 	Token string   `json:"token"`
-	User  userJSON `json:"user"`
+	User  selfJSON `json:"user"`
 }
 
 func (a *api) login(w http.ResponseWriter, r *http.Request) {
@@ -201,7 +201,7 @@ func (a *api) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.setRefreshCookie(w, sess.RefreshToken, sess.RefreshExpires)
-	writeOK(w, http.StatusOK, "Login successful.", sessionResponse{Token: sess.AccessToken, User: toUserJSON(sess.User)})
+	writeOK(w, http.StatusOK, "Login successful.", sessionResponse{Token: sess.AccessToken, User: toSelfJSON(sess.User, sess.Permissions)})
 }
 
 func (a *api) refresh(w http.ResponseWriter, r *http.Request) {
@@ -216,7 +216,7 @@ func (a *api) refresh(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.setRefreshCookie(w, sess.RefreshToken, sess.RefreshExpires)
-	writeOK(w, http.StatusOK, "Session renewed.", sessionResponse{Token: sess.AccessToken, User: toUserJSON(sess.User)})
+	writeOK(w, http.StatusOK, "Session renewed.", sessionResponse{Token: sess.AccessToken, User: toSelfJSON(sess.User, sess.Permissions)})
 }
 
 func (a *api) logout(w http.ResponseWriter, r *http.Request) {

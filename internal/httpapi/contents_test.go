@@ -210,7 +210,7 @@ func TestDamagedPreviewFailsCleanly(t *testing.T) {
 	if r.Status != 500 || r.Message() != "The file could not be decrypted." || r.Header.Get("ETag") != "" {
 		t.Fatalf("damaged preview: %d %s %v", r.Status, r.Raw, r.Header)
 	}
-	reason, err := app.Services.Images.CheckImage(t.Context(), id)
+	reason, err := app.Services.Integrity.CheckImage(t.Context(), id)
 	if err != nil || !strings.HasPrefix(reason, "preview: ") {
 		t.Fatalf("check: %q %v", reason, err)
 	}
@@ -249,7 +249,7 @@ func TestJanitorRemovesOrphanPreviews(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n, err := app.Services.Images.CollectOrphans(t.Context()); err != nil || n != 1 {
+	if n, err := app.Services.Integrity.CollectOrphans(t.Context()); err != nil || n != 1 {
 		t.Fatalf("orphans removed: %d %v", n, err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(app.BlobDir, "previews", "*")); !slices.Equal(left, kept) {
@@ -270,20 +270,20 @@ func TestScrub(t *testing.T) {
 	flipByte(t, filepath.Join(app.BlobDir, "images", bad), 70000)
 
 	ctx := t.Context()
-	images := app.Services.Images
+	integrity := app.Services.Integrity
 	for i := range 2 {
-		if due, err := images.ScrubNext(ctx); err != nil || !due {
+		if due, err := integrity.ScrubNext(ctx); err != nil || !due {
 			t.Fatalf("scrub %d: %v %v", i, due, err)
 		}
 	}
-	if due, err := images.ScrubNext(ctx); err != nil || due {
+	if due, err := integrity.ScrubNext(ctx); err != nil || due {
 		t.Fatalf("a third image was due: %v %v", due, err)
 	}
 	adminP, err := app.Services.Sessions.Authenticate(ctx, admin.Token)
 	if err != nil {
 		t.Fatal(err)
 	}
-	status, err := images.ScrubStatus(ctx, adminP, domain.RequestMeta{})
+	status, err := integrity.ScrubStatus(ctx, adminP, domain.RequestMeta{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,25 +298,25 @@ func TestScrub(t *testing.T) {
 		t.Fatal("the intact image was reported")
 	}
 	// Checked again, still failing: no second entry.
-	if reason, err := images.CheckImage(ctx, bad); err != nil || reason == "" {
+	if reason, err := integrity.CheckImage(ctx, bad); err != nil || reason == "" {
 		t.Fatalf("recheck: %q %v", reason, err)
 	}
 	if n := count(imageAudit(t, app, bad), string(domain.ActionIntegrityFailure)); n != 1 {
 		t.Fatalf("%d integrity_failure entries after a recheck", n)
 	}
-	// Only admins see the status.
+	// Only those who monitor the system (system:monitor: admins) see the status.
 	providerP, err := app.Services.Sessions.Authenticate(ctx, provider.Token)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := images.ScrubStatus(ctx, providerP, domain.RequestMeta{}); domain.ErrorKind(err) != domain.EFORBIDDEN {
+	if _, err := integrity.ScrubStatus(ctx, providerP, domain.RequestMeta{}); domain.ErrorKind(err) != domain.EFORBIDDEN {
 		t.Fatalf("a provider's status: %v", err)
 	}
 	// The checksum itself is checked: a record whose SHA-256 does not match.
 	if _, err := app.DB.Pool.Exec(ctx, "UPDATE images SET sha256 = $1 WHERE id = $2", make([]byte, 32), good); err != nil {
 		t.Fatal(err)
 	}
-	if reason, err := images.CheckImage(ctx, good); err != nil || reason != "contents: the SHA-256 differs from the record" {
+	if reason, err := integrity.CheckImage(ctx, good); err != nil || reason != "contents: the SHA-256 differs from the record" {
 		t.Fatalf("a wrong SHA-256: %q %v", reason, err)
 	}
 }

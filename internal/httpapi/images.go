@@ -390,12 +390,12 @@ func parseRange(header string, size int64) (start, length int64, ok bool) {
 }
 
 // imagePreview serves an image's preview, rendered once and then kept
-// (service.ImageService.Preview), with its SHA-256 as the ETag: the browser
+// (service.PreviewService.Preview), with its SHA-256 as the ETag: the browser
 // revalidates each time (private, no-cache) and an If-None-Match that
 // matches gets 304 without anything being decrypted. The access check and
 // the audit entry come first either way (S19).
 func (a *api) imagePreview(w http.ResponseWriter, r *http.Request) {
-	pv, err := a.Images.Preview(r.Context(), principal(r), chi.URLParam(r, "id"), meta(r))
+	pv, err := a.Previews.Preview(r.Context(), principal(r), chi.URLParam(r, "id"), meta(r))
 	if err != nil {
 		writeError(w, r, err)
 		return

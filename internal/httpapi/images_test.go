@@ -526,14 +526,14 @@ func TestJanitorRemovesOrphans(t *testing.T) {
 	if r := provider.Do(t, "GET", "/api/dashboard/stats", nil); r.Data()["totalImages"] != float64(1) || r.Data()["totalUsers"] != float64(1) {
 		t.Fatalf("provider stats after an upload: %s", r.Raw)
 	}
-	if n, err := app.Services.Images.CollectOrphans(t.Context()); err != nil || n != 0 {
+	if n, err := app.Services.Integrity.CollectOrphans(t.Context()); err != nil || n != 0 {
 		t.Fatalf("a fresh orphan was removed: %d %v", n, err)
 	}
 	old := time.Now().Add(-2 * time.Hour)
 	if err := os.Chtimes(orphan, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := app.Services.Images.CollectOrphans(t.Context()); err != nil || n != 1 {
+	if n, err := app.Services.Integrity.CollectOrphans(t.Context()); err != nil || n != 1 {
 		t.Fatalf("orphans removed: %d %v", n, err)
 	}
 	if n := countFiles(t, app.BlobDir); n != 1 {

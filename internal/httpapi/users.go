@@ -112,6 +112,35 @@ func writeMember(out *bytes.Buffer, name string, value any) error {
 	return nil
 }
 
+// selfJSON is the caller's own user object: the user and the permissions
+// they hold, which the app's menu, guards and actions mirror. Other
+// people's records never carry permissions.
+type selfJSON struct {
+	user        userJSON
+	permissions []string
+}
+
+// MarshalJSON writes the user object, then the permissions.
+func (s selfJSON) MarshalJSON() ([]byte, error) {
+	b, err := s.user.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	out := bytes.NewBuffer(b[:len(b)-1]) // without the closing brace
+	if err := writeMember(out, "permissions", s.permissions); err != nil {
+		return nil, err
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
+}
+
+func toSelfJSON(u domain.User, permissions []string) selfJSON {
+	if permissions == nil {
+		permissions = []string{}
+	}
+	return selfJSON{user: toUserJSON(u), permissions: permissions}
+}
+
 // readProfile reads the profile from JSON or from a form (multipart or
 // urlencoded, whose fields carry the same names).
 func readProfile(w http.ResponseWriter, r *http.Request) (profileJSON, error) {
@@ -157,7 +186,8 @@ func (a *api) mountUsers(r chi.Router) {
 }
 
 func (a *api) getProfile(w http.ResponseWriter, r *http.Request) {
-	writeOK(w, http.StatusOK, "", toUserJSON(principal(r).User))
+	p := principal(r)
+	writeOK(w, http.StatusOK, "", toSelfJSON(p.User, p.Permissions))
 }
 
 func (a *api) updateProfile(w http.ResponseWriter, r *http.Request) {
@@ -166,12 +196,13 @@ func (a *api) updateProfile(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	u, err := a.Users.UpdateProfile(r.Context(), principal(r), service.ProfileChange(in), meta(r))
+	p := principal(r)
+	u, err := a.Users.UpdateProfile(r.Context(), p, service.ProfileChange(in), meta(r))
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeOK(w, http.StatusOK, "Profile updated successfully!", toUserJSON(u))
+	writeOK(w, http.StatusOK, "Profile updated successfully!", toSelfJSON(u, p.Permissions))
 }
 
 func (a *api) deleteProfile(w http.ResponseWriter, r *http.Request) {
@@ -320,7 +351,7 @@ func (a *api) listPermissions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) dashboardStats(w http.ResponseWriter, r *http.Request) {
-	st, err := a.Users.Stats(r.Context(), principal(r), meta(r))
+	st, err := a.Admin.Stats(r.Context(), principal(r), meta(r))
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -180,8 +181,28 @@ func TestRolesAndStats(t *testing.T) {
 	if r.Status != 200 || len(r.List()) != 3 || !strings.Contains(r.Raw, `"name":"healthProvider","permissions":["analysis:run"`) {
 		t.Fatalf("roles: %s", r.Raw)
 	}
-	if r := admin.Do(t, "GET", "/api/roles/permissions", nil); len(r.List()) != 11 {
+	r = admin.Do(t, "GET", "/api/roles/permissions", nil)
+	if len(r.List()) != 15 {
 		t.Fatalf("permissions: %s", r.Raw)
+	}
+	// What only admins may do is a permission of its own, described for the Roles page.
+	described := map[string]string{}
+	for _, p := range r.List() {
+		described[p["name"].(string)] = p["description"].(string)
+	}
+	for _, name := range []string{"images:read-all", "images:manage-all", "audit:read-all", "system:monitor"} {
+		if described[name] == "" {
+			t.Errorf("%s is not described: %v", name, described)
+		}
+	}
+	for _, ro := range admin.Do(t, "GET", "/api/roles", nil).List() {
+		var held []string
+		for _, p := range ro["permissions"].([]any) {
+			held = append(held, p.(string))
+		}
+		if want := rolePermissions[ro["name"].(string)]; !slices.Equal(held, want) {
+			t.Errorf("%s holds %v, want %v", ro["name"], held, want)
+		}
 	}
 	if r := admin.Do(t, "GET", "/api/dashboard/stats", nil); r.Data()["totalUsers"] != float64(3) {
 		t.Fatalf("admin stats: %s", r.Raw)

@@ -8,11 +8,16 @@ import (
 	"github.com/medishare/medishare/internal/domain"
 )
 
-// AdminStore is what the admin dashboard needs from the database.
+// AdminStore is what the dashboards need from the database.
 type AdminStore interface {
 	AuditWriter
 	VerifyAuditChainFrom(ctx context.Context, from domain.AuditChainMark, most int) (domain.AuditChainReport, error)
 	Activity(ctx context.Context, first, last time.Time) ([]domain.DayActivity, error)
+	CountUsers(ctx context.Context) (int, error)
+	// CountImages, CountSharedImages: of one uploader or sharer, or of everyone ("").
+	CountImages(ctx context.Context, uploadedBy string) (int, error)
+	CountPatientsOf(ctx context.Context, uploaderID string) (int, error)
+	CountSharedImages(ctx context.Context, sharerID string, now time.Time) (int, error)
 }
 
 // System is what the server knows about itself and its dependencies, for
@@ -25,7 +30,8 @@ type System struct {
 	PingDatabase, PingStorage func(ctx context.Context) error
 }
 
-// AdminService reports the system's health and activity to admins.
+// AdminService reports the system's health, activity and counts to those
+// who monitor it (system:monitor), and their own counts to uploaders.
 type AdminService struct {
 	store   AdminStore
 	system  System
@@ -78,10 +84,11 @@ var errNotAdminHealth = forbidden("Only admins can see the system's health and a
 // Health checks the database and the storage, reports the mail outbox, and
 // checks the audit chain's entries appended since this instance last
 // looked (its first looks go through the whole chain, a step at a time;
-// /api/audit/verify checks everything at once). Errors: EFORBIDDEN.
+// /api/audit/verify checks everything at once). Errors: EFORBIDDEN
+// (without system:monitor).
 func (s *AdminService) Health(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (Health, error) {
-	if !p.IsAdmin() {
-		return Health{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "health: not an admin"}, errNotAdminHealth)
+	if err := require(ctx, s.store, p, domain.PermSystemMonitor, meta, errNotAdminHealth); err != nil {
+		return Health{}, err
 	}
 	var h Health
 	h.Version, h.StartedAt = s.system.Version, s.started
@@ -129,10 +136,10 @@ const (
 
 // Activity returns what happened on each of the last days days (today
 // included, days in domain.Zone), oldest first, days without events with
-// zeros. Errors: EFORBIDDEN, EVALIDATION.
+// zeros. Errors: EFORBIDDEN (without system:monitor), EVALIDATION.
 func (s *AdminService) Activity(ctx context.Context, p *domain.Principal, days int, meta domain.RequestMeta) ([]domain.DayActivity, error) {
-	if !p.IsAdmin() {
-		return nil, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "activity: not an admin"}, errNotAdminHealth)
+	if err := require(ctx, s.store, p, domain.PermSystemMonitor, meta, errNotAdminHealth); err != nil {
+		return nil, err
 	}
 	if days < 1 || days > activityDaysMax {
 		return nil, domain.ValidationError("Please check the number of days.", domain.FieldError{Field: "days", Message: "must be between 1 and 90"})
@@ -157,4 +164,38 @@ func (s *AdminService) Activity(ctx context.Context, p *domain.Principal, days i
 		out[i].Day = day
 	}
 	return out, nil
+}
+
+// Stats are the dashboard's three numbers.
+type Stats struct {
+	TotalImages, SharedImages, TotalUsers int
+}
+
+// Stats returns the dashboard counts: the whole system's with
+// system:monitor; otherwise, with images:upload, the caller's own uploads,
+// own patients (those they uploaded for) and the images they share now
+// (open, unexpired shares). Errors: EFORBIDDEN, EUNAVAILABLE.
+func (s *AdminService) Stats(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (Stats, error) {
+	var st Stats
+	var err error
+	switch {
+	case p.Can(domain.PermSystemMonitor):
+		if st.TotalUsers, err = s.store.CountUsers(ctx); err == nil {
+			st.TotalImages, err = s.store.CountImages(ctx, "")
+		}
+		if err == nil {
+			st.SharedImages, err = s.store.CountSharedImages(ctx, "", s.now())
+		}
+	case p.Can(domain.PermImagesUpload):
+		if st.TotalUsers, err = s.store.CountPatientsOf(ctx, p.User.ID); err == nil {
+			st.TotalImages, err = s.store.CountImages(ctx, p.User.ID)
+		}
+		if err == nil {
+			st.SharedImages, err = s.store.CountSharedImages(ctx, p.User.ID, s.now())
+		}
+	default:
+		return Stats{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "dashboard: missing permission " + domain.PermImagesUpload},
+			forbidden("The dashboard is for providers and admins."))
+	}
+	return st, err
 }

@@ -54,6 +54,7 @@ type Analysis struct {
 type AnalysisService struct {
 	store     AnalysisStore
 	images    *ImageService
+	previews  *PreviewService
 	texts     TextSealer
 	analyzers map[string]analysis.Analyzer
 	now       Clock
@@ -61,12 +62,12 @@ type AnalysisService struct {
 
 // NewAnalysisService wires analyses; the built-in analyser is always among
 // the analyzers.
-func NewAnalysisService(store AnalysisStore, images *ImageService, texts TextSealer, now Clock, analyzers ...analysis.Analyzer) *AnalysisService {
+func NewAnalysisService(store AnalysisStore, images *ImageService, previews *PreviewService, texts TextSealer, now Clock, analyzers ...analysis.Analyzer) *AnalysisService {
 	byName := map[string]analysis.Analyzer{domain.AnalysisBuiltin: analysis.Builtin{}}
 	for _, a := range analyzers {
 		byName[a.Name()] = a
 	}
-	return &AnalysisService{store: store, images: images, texts: texts, analyzers: byName, now: now}
+	return &AnalysisService{store: store, images: images, previews: previews, texts: texts, analyzers: byName, now: now}
 }
 
 // Get returns an image's current analysis, running one when it has none.
@@ -135,7 +136,7 @@ func (s *AnalysisService) run(ctx context.Context, p *domain.Principal, im domai
 			Reason: truncate(fmt.Sprintf("provider %s: %s", analyzer.Name(), reason), 500)})
 		return errAnalysisDown
 	}
-	preview, err := s.images.Preview(ctx, p, im.ID, meta)
+	preview, err := s.previews.Preview(ctx, p, im.ID, meta)
 	if errors.Is(err, medimg.ErrNoPreview) { // a DICOM file without pixels
 		return Analysis{}, errAnalysisImagesOnly
 	}
@@ -151,7 +152,7 @@ func (s *AnalysisService) run(ctx context.Context, p *domain.Principal, im domai
 		return Analysis{}, failed("the rendering does not decode")
 	}
 	facts := factsOf(im)
-	if r, ok := s.images.storedRange(ctx, im); ok {
+	if r, ok := s.previews.storedRange(ctx, im); ok {
 		used := r.UsedShare()
 		facts.StoredBitDepthUsed = &used
 	}

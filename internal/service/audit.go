@@ -40,12 +40,15 @@ type AuditQuery struct {
 // auditPageSizes are the page sizes the audit screen offers.
 var auditPageSizes = []int{5, 10, 20}
 
+var errNoAuditRight = forbidden("You are not allowed to read the audit log.")
+
 // List returns one page of the audit log as the caller may see it (the scope
-// of domain.AuditScopeOf), newest first. Addresses and browsers of other
-// people's actions are blanked for non-admins. Errors: EFORBIDDEN without
-// audit:read; EINVALID for a filter or page size it does not know.
+// of domain.AuditScopeOf: everything with audit:read-all), newest first.
+// Addresses and browsers of other people's actions are blanked unless the
+// caller reads the whole log. Errors: EFORBIDDEN without audit:read;
+// EINVALID for a filter or page size it does not know.
 func (s *AuditService) List(ctx context.Context, p *domain.Principal, q AuditQuery, page domain.Page, meta domain.RequestMeta) ([]domain.AuditRecord, domain.PageOf, error) {
-	if err := require(ctx, s.store, p, domain.PermAuditRead, meta, forbidden("You are not allowed to read the audit log.")); err != nil {
+	if err := require(ctx, s.store, p, domain.PermAuditRead, meta, errNoAuditRight); err != nil {
 		return nil, domain.PageOf{}, err
 	}
 	f, err := s.filter(q, page)
@@ -58,11 +61,18 @@ func (s *AuditService) List(ctx context.Context, p *domain.Principal, q AuditQue
 		return nil, domain.PageOf{}, err
 	}
 	for i := range records {
-		if !scope.Reveals(records[i]) {
-			records[i].IP, records[i].UserAgent = "", ""
-		}
+		records[i] = shownIn(scope, records[i])
 	}
 	return records, pageOf, nil
+}
+
+// shownIn is an entry as a reader in scope sees it: without the address
+// and browser of someone else's action unless the reader reads everything.
+func shownIn(scope domain.AuditScope, r domain.AuditRecord) domain.AuditRecord {
+	if !scope.Reveals(r) {
+		r.IP, r.UserAgent = "", ""
+	}
+	return r
 }
 
 func (s *AuditService) filter(q AuditQuery, page domain.Page) (domain.AuditFilter, error) {
@@ -133,23 +143,24 @@ func (s *AuditService) bound(v string, end bool) (time.Time, bool) {
 	return day, true
 }
 
-// Verify checks the whole hash chain of the audit log (S20), for admins.
-// Errors: EFORBIDDEN.
+// Verify checks the whole hash chain of the audit log (S20): only for
+// readers of the whole log (audit:read-all), since the chain runs through
+// every entry. Errors: EFORBIDDEN.
 func (s *AuditService) Verify(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (domain.AuditChainReport, error) {
-	if !p.IsAdmin() {
-		return domain.AuditChainReport{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "audit verify: not an admin"},
-			forbidden("Only admins can check the audit log."))
+	if err := require(ctx, s.store, p, domain.PermAuditReadAll, meta, forbidden("Only admins can check the audit log.")); err != nil {
+		return domain.AuditChainReport{}, err
 	}
 	return s.store.VerifyAuditChain(ctx)
 }
 
-// Export calls fn with every entry the filters keep, newest first, for an
-// admin's CSV export; the export itself is recorded first, with its
-// filters. Errors: EFORBIDDEN; EINVALID for a filter it does not know.
+// Export calls fn with every entry the filters keep, newest first, for a
+// CSV export: the same entries, as List shows them, that the caller's pages
+// hold (everything with audit:read-all). The export itself is recorded
+// first, with its filters. Errors: EFORBIDDEN without audit:read; EINVALID
+// for a filter it does not know.
 func (s *AuditService) Export(ctx context.Context, p *domain.Principal, q AuditQuery, meta domain.RequestMeta, fn func(domain.AuditRecord) error) error {
-	if !p.IsAdmin() {
-		return refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "audit export: not an admin"},
-			forbidden("Only admins can export the audit log."))
+	if err := require(ctx, s.store, p, domain.PermAuditRead, meta, errNoAuditRight); err != nil {
+		return err
 	}
 	f, err := s.filter(q, domain.Page{Page: 1, Limit: auditPageSizes[0]})
 	if err != nil {
@@ -159,5 +170,6 @@ func (s *AuditService) Export(ctx context.Context, p *domain.Principal, q AuditQ
 	if err := record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionAuditExport, Success: true, Reason: truncate(filters, 500)}); err != nil {
 		return err
 	}
-	return s.store.EachAudit(ctx, domain.AuditScopeOf(p), f, fn)
+	scope := domain.AuditScopeOf(p)
+	return s.store.EachAudit(ctx, scope, f, func(r domain.AuditRecord) error { return fn(shownIn(scope, r)) })
 }

@@ -18,9 +18,6 @@ import (
 	"github.com/medishare/medishare/internal/secure"
 )
 
-// PreviewMaxSide bounds preview renderings.
-const PreviewMaxSide = 1024
-
 // ImageStore is what the images service needs from the database.
 type ImageStore interface {
 	Transactor
@@ -32,11 +29,11 @@ type ImageStore interface {
 	ImagesOfUploader(ctx context.Context, uploaderID string, page domain.Page) ([]domain.Image, int, error)
 	AllImages(ctx context.Context, page domain.Page) ([]domain.Image, int, error)
 	DeleteImage(ctx context.Context, id string) (string, error)
-	BlobReferenced(ctx context.Context, key string) (bool, error)
+	// DeletePreview removes an image's preview record, returning its object's key.
+	DeletePreview(ctx context.Context, imageID string) (string, error)
 	RecipientShare(ctx context.Context, imageID, recipientID string) (domain.Share, error)
 	MarkShareExpiryLogged(ctx context.Context, id string) (bool, error)
 	ImagesSharedWith(ctx context.Context, recipientID string, now time.Time, page domain.Page) ([]domain.Image, int, error)
-	ContentRecords
 }
 
 // ContentStore keeps the encrypted contents (blob.Store).
@@ -55,29 +52,20 @@ type KeyWrapper interface {
 	KeyID() []byte
 }
 
-// ImageService stores, lists, serves and deletes medical files.
+// ImageService stores, lists, serves and deletes medical files. Their
+// previews are PreviewService's, the checks of what is stored
+// IntegrityService's.
 type ImageService struct {
-	store    ImageStore
-	blobs    ContentStore
-	keys     KeyWrapper
-	logger   *slog.Logger
-	now      Clock
-	previews *medimg.Previewer // renders share its memory budget
-	// orphanAge is how old contents no record names must be before
-	// CollectOrphans removes them.
-	orphanAge time.Duration
+	store  ImageStore
+	blobs  ContentStore
+	keys   KeyWrapper
+	logger *slog.Logger
+	now    Clock
 }
 
-// defaultOrphanAge is far above the longest upload (the server reads a
-// request for at most two minutes, S25), so contents stored moments before
-// their record commits are never taken for orphans, whatever the clocks of
-// the instances and the bucket say.
-const defaultOrphanAge = time.Hour
-
-// NewImageService wires the images use cases; previews renders previews
-// within the process's memory budget for them.
-func NewImageService(store ImageStore, blobs ContentStore, keys KeyWrapper, logger *slog.Logger, now Clock, previews *medimg.Previewer) *ImageService {
-	return &ImageService{store: store, blobs: blobs, keys: keys, logger: logger, now: now, previews: previews, orphanAge: defaultOrphanAge}
+// NewImageService wires the images use cases.
+func NewImageService(store ImageStore, blobs ContentStore, keys KeyWrapper, logger *slog.Logger, now Clock) *ImageService {
+	return &ImageService{store: store, blobs: blobs, keys: keys, logger: logger, now: now}
 }
 
 const blobPrefix = "images/"
@@ -296,16 +284,21 @@ func (s *ImageService) storeContents(ctx context.Context, blobKey string, key []
 	return info, enc.PlainSize(), enc.PlainSHA256(), nil
 }
 
-func (s *ImageService) removeBlob(key string) {
+func (s *ImageService) removeBlob(key string) { removeBlob(s.blobs, s.logger, key) }
+
+// removeBlob removes an object that no record names (or will), whatever
+// the request's context says; a failure is left to the janitor.
+func removeBlob(blobs ContentStore, logger *slog.Logger, key string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := s.blobs.Delete(ctx, key); err != nil {
-		s.logger.Warn("could not remove contents; the janitor will", "key", key, "err", err)
+	if err := blobs.Delete(ctx, key); err != nil {
+		logger.Warn("could not remove contents; the janitor will", "key", key, "err", err)
 	}
 }
 
-// Get returns an image the caller may see: its uploader and admins may, and
-// so may the recipient of an open, unexpired share (ViaShare is then set).
+// Get returns an image the caller may see: its uploader and whoever may
+// open every image (images:read-all) may, and so may the recipient of an
+// open, unexpired share (ViaShare is then set).
 // Until that share is verified the image comes sealed (domain.Image.Seal).
 // Errors: ENOTFOUND.
 func (s *ImageService) Get(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (domain.Image, error) {
@@ -323,7 +316,8 @@ func (s *ImageService) reach(ctx context.Context, p *domain.Principal, id string
 	if err != nil {
 		return domain.Image{}, notFound(err, errImageNotFound)
 	}
-	if p.IsAdmin() || im.UploadedBy.ID == p.User.ID {
+	if readAll := p.Can(domain.PermImagesReadAll); readAll || im.UploadedBy.ID == p.User.ID {
+		im.ReadAll = readAll
 		return im, nil
 	}
 	denied := Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: id}
@@ -365,15 +359,17 @@ func (s *ImageService) reachOpen(ctx context.Context, p *domain.Principal, id st
 }
 
 // ListShared returns the images shared with the caller through open,
-// unexpired shares, newest share first; those not verified yet come sealed.
+// unexpired shares, newest share first; those not verified yet come sealed,
+// unless the caller may open every image (images:read-all).
 // Errors: EFORBIDDEN.
 func (s *ImageService) ListShared(ctx context.Context, p *domain.Principal, page domain.Page, meta domain.RequestMeta) ([]domain.Image, domain.PageOf, error) {
 	if err := require(ctx, s.store, p, domain.PermImagesViewShared, meta, forbidden("You are not allowed to see shared images.")); err != nil {
 		return nil, domain.PageOf{}, err
 	}
 	images, total, err := s.store.ImagesSharedWith(ctx, p.User.ID, s.now(), page)
-	now := s.now()
+	now, readAll := s.now(), p.Can(domain.PermImagesReadAll)
 	for i := range images {
+		images[i].ReadAll = readAll
 		images[i] = images[i].SealedUnlessOpen(now)
 	}
 	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
@@ -389,11 +385,10 @@ func (s *ImageService) ListUploaded(ctx context.Context, p *domain.Principal, pa
 	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
 }
 
-// ListAll returns every image (admins). Errors: EFORBIDDEN.
+// ListAll returns every image (images:read-all). Errors: EFORBIDDEN.
 func (s *ImageService) ListAll(ctx context.Context, p *domain.Principal, page domain.Page, meta domain.RequestMeta) ([]domain.Image, domain.PageOf, error) {
-	if !p.IsAdmin() {
-		return nil, domain.PageOf{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "every image: not an admin"},
-			forbidden("Only admins see every image."))
+	if err := require(ctx, s.store, p, domain.PermImagesReadAll, meta, forbidden("Only admins see every image.")); err != nil {
+		return nil, domain.PageOf{}, err
 	}
 	images, total, err := s.store.AllImages(ctx, page)
 	return images, domain.PageOf{Page: page.Page, Limit: page.Limit, TotalItems: total}, err
@@ -485,13 +480,14 @@ func openDecrypting(ctx context.Context, blobs ContentStore, blobKey string, key
 }
 
 // Delete removes an image: the record (with its audit entry) first, then the
-// contents. Errors: ENOTFOUND, EFORBIDDEN.
+// contents. The caller needs images:delete, and to have uploaded the image
+// unless they hold images:manage-all. Errors: ENOTFOUND, EFORBIDDEN.
 func (s *ImageService) Delete(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) error {
 	im, err := s.reach(ctx, p, id, meta)
 	if err != nil {
 		return err
 	}
-	if !p.Can(domain.PermImagesDelete) || im.ViaShare != nil {
+	if !p.Manages(im, domain.PermImagesDelete) {
 		return refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: id, Reason: "delete: not the uploader"},
 			forbidden("Only the uploader or an admin can delete an image."))
 	}
@@ -516,30 +512,4 @@ func (s *ImageService) Delete(ctx context.Context, p *domain.Principal, id strin
 		s.removeBlob(previewKey)
 	}
 	return nil
-}
-
-// CollectOrphans removes contents and previews older than an hour (the
-// orphan age) that no record points at: what a crash between the two phases of an upload or of
-// storing a preview leaves, and the losing render of two at once (S24).
-func (s *ImageService) CollectOrphans(ctx context.Context) (int, error) {
-	removed := 0
-	for prefix, referenced := range map[string]func(context.Context, string) (bool, error){
-		blobPrefix: s.store.BlobReferenced, previewPrefix: s.store.PreviewReferenced,
-	} {
-		err := s.blobs.Walk(ctx, prefix, s.now().Add(-s.orphanAge), func(key string) error {
-			ref, err := referenced(ctx, key)
-			if err != nil || ref {
-				return err
-			}
-			if err := s.blobs.Delete(ctx, key); err != nil {
-				return err
-			}
-			removed++
-			return nil
-		})
-		if err != nil {
-			return removed, err
-		}
-	}
-	return removed, nil
 }

@@ -38,6 +38,7 @@ type MessageStore interface {
 	Message(ctx context.Context, id string) (domain.Message, error)
 	Image(ctx context.Context, id string) (domain.Image, error)
 	RecipientShare(ctx context.Context, imageID, recipientID string) (domain.Share, error)
+	RolePermissions(ctx context.Context, role string) ([]string, error)
 	MessagesSince(ctx context.Context, userID, after string, window int64, limit int) ([]domain.Message, error)
 	// Notify tells every instance (and, in a transaction, at its commit).
 	Notify(ctx context.Context, payload string) error
@@ -165,26 +166,31 @@ func (s *MessageService) attachment(ctx context.Context, p *domain.Principal, re
 	if err != nil {
 		return nil, notFound(err, errBadAttachment)
 	}
-	for _, u := range []domain.User{p.User, recipient} {
-		ok, err := s.sees(ctx, u, im)
+	perms, err := s.store.RolePermissions(ctx, recipient.Role)
+	if err != nil {
+		return nil, err
+	}
+	for _, who := range []*domain.Principal{p, {User: recipient, Permissions: perms}} {
+		ok, err := s.sees(ctx, who, im)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			return nil, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: im.ID,
-				Reason: "message attachment: not seen by user " + u.ID}, errBadAttachment)
+				Reason: "message attachment: not seen by user " + who.User.ID}, errBadAttachment)
 		}
 	}
 	return &domain.MessageImage{ID: im.ID, Caption: im.Caption}, nil
 }
 
-// sees reports whether u may see im now: an admin, its uploader, or the
-// recipient of a verified share of it that is still open.
-func (s *MessageService) sees(ctx context.Context, u domain.User, im domain.Image) (bool, error) {
-	if u.Role == domain.RoleAdmin || im.UploadedBy.ID == u.ID {
+// sees reports whether who may see im now: whoever may open every image
+// (images:read-all), its uploader, or the recipient of a verified share of
+// it that is still open.
+func (s *MessageService) sees(ctx context.Context, who *domain.Principal, im domain.Image) (bool, error) {
+	if who.Can(domain.PermImagesReadAll) || im.UploadedBy.ID == who.User.ID {
 		return true, nil
 	}
-	sh, err := s.store.RecipientShare(ctx, im.ID, u.ID)
+	sh, err := s.store.RecipientShare(ctx, im.ID, who.User.ID)
 	if domain.ErrorKind(err) == domain.ENOTFOUND {
 		return false, nil
 	}

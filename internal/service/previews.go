@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,21 +21,36 @@ import (
 // of its own, so two first views at once never write the same object.
 const previewPrefix = "previews/"
 
+// PreviewMaxSide bounds preview renderings.
+const PreviewMaxSide = 1024
+
 // maxStoredPreview bounds what a preview record may make us read: a PNG of
 // at most 1024 px a side is far smaller.
 const maxStoredPreview = 16 << 20
 
-// ContentRecords is what stored previews and the check of stored contents
-// need from the database.
-type ContentRecords interface {
+// PreviewStore is what previews need from the database.
+type PreviewStore interface {
 	Preview(ctx context.Context, imageID string) (domain.Preview, error)
+	// CreatePreview records a preview unless one is recorded (false then).
 	CreatePreview(ctx context.Context, p domain.Preview) (bool, error)
-	DeletePreview(ctx context.Context, imageID string) (string, error)
-	PreviewReferenced(ctx context.Context, key string) (bool, error)
-	ClaimContentCheck(ctx context.Context, lease, recheck time.Duration) (string, error)
-	RecordContentCheck(ctx context.Context, imageID, failure string) (bool, error)
-	ScrubStatus(ctx context.Context) (domain.ScrubStatus, error)
-	ImageIDsAfter(ctx context.Context, after string) ([]string, error)
+}
+
+// PreviewService renders an image's preview on its first request and
+// keeps it, encrypted, for the next ones. Access to it is the image's
+// contents' (ImageService.Contents).
+type PreviewService struct {
+	store    PreviewStore
+	images   *ImageService
+	blobs    ContentStore
+	keys     KeyWrapper
+	logger   *slog.Logger
+	renderer *medimg.Previewer // renders share its memory budget
+}
+
+// NewPreviewService wires previews; renderer renders them within the
+// process's memory budget for them.
+func NewPreviewService(store PreviewStore, images *ImageService, blobs ContentStore, keys KeyWrapper, logger *slog.Logger, renderer *medimg.Previewer) *PreviewService {
+	return &PreviewService{store: store, images: images, blobs: blobs, keys: keys, logger: logger, renderer: renderer}
 }
 
 // PreviewPNG is an image's preview, ready to send. Its SHA-256 (the ETag)
@@ -70,8 +86,8 @@ const previewWait = time.Minute
 // Errors: ENOTFOUND (also "Preview not available."), EFORBIDDEN, EINTERNAL
 // (damaged), EUNAVAILABLE (also "The service is busy. Please try again."
 // when the wait for memory runs out).
-func (s *ImageService) Preview(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (*PreviewPNG, error) {
-	c, err := s.Contents(ctx, p, id, domain.ActionPreview, meta)
+func (s *PreviewService) Preview(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (*PreviewPNG, error) {
+	c, err := s.images.Contents(ctx, p, id, domain.ActionPreview, meta)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +121,7 @@ func (s *ImageService) Preview(ctx context.Context, p *domain.Principal, id stri
 // render renders the preview of contents the caller may read. The
 // renderer reads the contents twice (the header, which sets the memory to
 // wait for, then the image), each chunk authenticated as it is read.
-func (s *ImageService) render(ctx context.Context, c *Contents) ([]byte, error) {
+func (s *PreviewService) render(ctx context.Context, c *Contents) ([]byte, error) {
 	open := func() (io.ReadCloser, error) {
 		rc, err := c.decrypting(ctx)
 		if err != nil {
@@ -116,7 +132,7 @@ func (s *ImageService) render(ctx context.Context, c *Contents) ([]byte, error) 
 	wait, cancel := context.WithTimeout(ctx, previewWait)
 	defer cancel()
 	var out bytes.Buffer
-	err := s.previews.Preview(wait, &out, open, c.Image.Size, c.Image.ContentType, PreviewMaxSide)
+	err := s.renderer.Preview(wait, &out, open, c.Image.Size, c.Image.ContentType, PreviewMaxSide)
 	if wait.Err() != nil && errors.Is(err, wait.Err()) {
 		return nil, domain.Wrap(domain.EUNAVAILABLE, err, "The service is busy. Please try again.")
 	}
@@ -129,7 +145,7 @@ func (s *ImageService) render(ctx context.Context, c *Contents) ([]byte, error) 
 // storedRange measures a DICOM image's stored sample values (for the
 // analysis: how much of the bit depth they use), within the memory budget
 // previews share; false when there is nothing to measure.
-func (s *ImageService) storedRange(ctx context.Context, im domain.Image) (medimg.StoredRange, bool) {
+func (s *PreviewService) storedRange(ctx context.Context, im domain.Image) (medimg.StoredRange, bool) {
 	if im.ContentType != domain.TypeDICOM {
 		return medimg.StoredRange{}, false
 	}
@@ -146,7 +162,7 @@ func (s *ImageService) storedRange(ctx context.Context, im domain.Image) (medimg
 	}
 	wait, cancel := context.WithTimeout(ctx, previewWait)
 	defer cancel()
-	r, err := s.previews.StoredRange(wait, open, im.Size)
+	r, err := s.renderer.StoredRange(wait, open, im.Size)
 	if err != nil {
 		if !errors.Is(err, medimg.ErrNoPreview) {
 			s.logger.Warn("could not measure the stored values of an image", "image", im.ID, "err", err)
@@ -160,7 +176,7 @@ func (s *ImageService) storedRange(ctx context.Context, im domain.Image) (medimg
 // records it, unless another render was recorded first (whose object then
 // stays, and this one goes). Failures only cost a later render, so they
 // are logged, not returned.
-func (s *ImageService) keepPreview(ctx context.Context, imageID string, png, sum []byte) {
+func (s *PreviewService) keepPreview(ctx context.Context, imageID string, png, sum []byte) {
 	pv := domain.Preview{ImageID: imageID, State: domain.PreviewReady, BlobKey: previewPrefix + uuid.NewString(),
 		KeyID: s.keys.KeyID(), Size: int64(len(png)), SHA256: sum}
 	key, wrapped, err := s.keys.NewFileKey(pv.FileID())
@@ -187,13 +203,13 @@ func (s *ImageService) keepPreview(ctx context.Context, imageID string, png, sum
 	recorded, err := s.store.CreatePreview(ctx, pv)
 	if err != nil || !recorded {
 		// The image was deleted meanwhile, or another render came first.
-		s.removeBlob(pv.BlobKey)
+		removeBlob(s.blobs, s.logger, pv.BlobKey)
 	}
 }
 
 // loadPreview reads a stored preview whole and checks it against its record.
 // Errors: EINTERNAL (damaged), EUNAVAILABLE.
-func (s *ImageService) loadPreview(ctx context.Context, pv domain.Preview) ([]byte, error) {
+func (s *PreviewService) loadPreview(ctx context.Context, pv domain.Preview) ([]byte, error) {
 	if pv.Size > maxStoredPreview {
 		return nil, domain.Errorf(domain.EINTERNAL, "The file could not be decrypted.")
 	}

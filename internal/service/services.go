@@ -18,6 +18,8 @@ type Store interface {
 	PasswordStore
 	UserStore
 	ImageStore
+	PreviewStore
+	IntegrityStore
 	SharingStore
 	AuditStore
 	MessageStore
@@ -63,6 +65,8 @@ type Services struct {
 	Passwords    *PasswordService
 	Users        *UserService
 	Images       *ImageService
+	Previews     *PreviewService
+	Integrity    *IntegrityService
 	Sharing      *SharingService
 	Audit        *AuditService
 	Messages     *MessageService
@@ -84,22 +88,22 @@ func New(c Config) *Services {
 	outbox := NewOutbox(c.Store, c.Texts, c.Mailer, c.Logger)
 	tokens := NewTokens(c.TokenSecret, c.Issuer, c.Now)
 	links := NewLinks(c.LinkKey, c.Now)
-	images := NewImageService(c.Store, c.Blobs, c.Keys, c.Logger, c.Now, c.Previews)
-	if c.OrphanAge > 0 {
-		images.orphanAge = c.OrphanAge
-	}
+	images := NewImageService(c.Store, c.Blobs, c.Keys, c.Logger, c.Now)
+	previews := NewPreviewService(c.Store, images, c.Blobs, c.Keys, c.Logger, c.Previews)
 	return &Services{
 		Registration: NewRegistrationService(c.Store, c.Passwords, c.Secrets, background, outbox, c.Templates, c.Now),
 		Sessions:     NewSessionService(c.Store, c.Passwords, c.Secrets, tokens, links, c.Now),
 		Passwords:    NewPasswordService(c.Store, c.Passwords, c.Secrets, background, outbox, c.Templates, c.Now),
 		Users:        NewUserService(c.Store, c.Passwords, c.Now),
 		Images:       images,
+		Previews:     previews,
+		Integrity:    NewIntegrityService(c.Store, c.Blobs, c.Keys, c.Logger, c.Now, c.OrphanAge),
 		Sharing:      NewSharingService(c.Store, c.Secrets, outbox, c.Templates, c.Now),
 		Audit:        NewAuditService(c.Store),
 		Messages:     NewMessageService(c.Store, c.Texts, c.Now),
 		Settings:     NewSettingsService(c.Store, c.Analyzers),
 		Admin:        NewAdminService(c.Store, c.System, outbox, c.Now),
-		Analysis:     NewAnalysisService(c.Store, images, c.Texts, c.Now, c.Analyzers...),
+		Analysis:     NewAnalysisService(c.Store, images, previews, c.Texts, c.Now, c.Analyzers...),
 		Links:        links,
 		Tokens:       tokens,
 		Background:   background,

@@ -30,6 +30,7 @@ type SessionStore interface {
 	UserByEmail(ctx context.Context, email string) (domain.User, string, error)
 	CreateSession(ctx context.Context, userID string, expires time.Time, meta domain.RequestMeta) (string, error)
 	Principal(ctx context.Context, sessionID string) (domain.Principal, error)
+	RolePermissions(ctx context.Context, role string) ([]string, error)
 	RevokeSession(ctx context.Context, sessionID, reason string) error
 	AddRefreshToken(ctx context.Context, sessionID string, tokenHash []byte) error
 	UseRefreshToken(ctx context.Context, tokenHash []byte) (sessionID string, replayed bool, err error)
@@ -57,6 +58,9 @@ type Session struct {
 	RefreshToken   string
 	RefreshExpires time.Time
 	User           domain.User
+	// Permissions are what the user's role holds now: the app shows what
+	// the server allows from them.
+	Permissions []string
 }
 
 var errBadLogin = domain.Errorf(domain.EUNAUTHENTICATED, "Invalid email or password.")
@@ -139,7 +143,11 @@ func (s *SessionService) Login(ctx context.Context, email, password string, meta
 		if err != nil {
 			return err
 		}
-		if sess, err = s.startSession(ctx, user, sessionID); err != nil {
+		perms, err := s.store.RolePermissions(ctx, user.Role)
+		if err != nil {
+			return err
+		}
+		if sess, err = s.startSession(ctx, domain.Principal{User: user, SessionID: sessionID, Permissions: perms}); err != nil {
 			return err
 		}
 		return record(ctx, s.store, meta, Event{Actor: user.ID, Action: domain.ActionLogin, Table: domain.TableSessions, RecordID: sessionID, Success: true})
@@ -148,16 +156,16 @@ func (s *SessionService) Login(ctx context.Context, email, password string, meta
 }
 
 // startSession hands out a fresh access token and refresh token for a session.
-func (s *SessionService) startSession(ctx context.Context, user domain.User, sessionID string) (Session, error) {
+func (s *SessionService) startSession(ctx context.Context, p domain.Principal) (Session, error) {
 	refresh := secure.RandomToken(32)
-	if err := s.store.AddRefreshToken(ctx, sessionID, s.secrets.TokenHash(refresh)); err != nil {
+	if err := s.store.AddRefreshToken(ctx, p.SessionID, s.secrets.TokenHash(refresh)); err != nil {
 		return Session{}, err
 	}
-	access, err := s.tokens.Issue(user.ID, sessionID, user.Role)
+	access, err := s.tokens.Issue(p.User.ID, p.SessionID, p.User.Role)
 	if err != nil {
 		return Session{}, err
 	}
-	return Session{AccessToken: access, RefreshToken: refresh, RefreshExpires: s.now().Add(sessionTTL), User: user}, nil
+	return Session{AccessToken: access, RefreshToken: refresh, RefreshExpires: s.now().Add(sessionTTL), User: p.User, Permissions: p.Permissions}, nil
 }
 
 // Refresh trades a refresh token for a new pair. A refresh token used twice
@@ -186,7 +194,7 @@ func (s *SessionService) Refresh(ctx context.Context, refreshToken string, meta 
 		if err != nil {
 			return err
 		}
-		sess, err = s.startSession(ctx, p.User, sessionID)
+		sess, err = s.startSession(ctx, p)
 		return err
 	})
 	if replayed || domain.ErrorKind(err) == domain.ENOTFOUND {

@@ -89,9 +89,9 @@ func (s *SharingService) Limits(ctx context.Context, p *domain.Principal, meta d
 		MaxHours: settings.ShareLifetimeMaxHours}, nil
 }
 
-// Share shares an image the caller uploaded (admins: any image) with another
-// active user, revoking that user's earlier share of it, and mails them the
-// sharing id and a fresh code.
+// Share shares an image the caller uploaded (with images:manage-all, any
+// image) with another active user, revoking that user's earlier share of
+// it, and mails them the sharing id and a fresh code.
 // Errors: EFORBIDDEN, EVALIDATION, ENOTFOUND, ETHROTTLED.
 func (s *SharingService) Share(ctx context.Context, p *domain.Principal, req ShareRequest, meta domain.RequestMeta) (domain.Share, error) {
 	if err := require(ctx, s.store, p, domain.PermImagesShare, meta, errNotSharer); err != nil {
@@ -116,7 +116,7 @@ func (s *SharingService) Share(ctx context.Context, p *domain.Principal, req Sha
 	if err != nil {
 		return domain.Share{}, notFound(err, errImageNotFound)
 	}
-	if im.UploadedBy.ID != p.User.ID && !p.IsAdmin() {
+	if !p.Manages(im, domain.PermImagesShare) {
 		return domain.Share{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: im.ID, Reason: "share: not the uploader"}, errImageNotFound)
 	}
 	recipient, err := s.recipient(ctx, p, req.RecipientID)
@@ -308,8 +308,8 @@ func logShareExpiry(ctx context.Context, store shareExpiryLogger, sh domain.Shar
 	})
 }
 
-// Revoke ends a share at once, signed URLs included; the sharer and admins
-// may. Revoking an ended share again changes nothing.
+// Revoke ends a share at once, signed URLs included; its sharer may, and
+// whoever manages every image (images:manage-all). Revoking an ended share again changes nothing.
 // Errors: ENOTFOUND, EFORBIDDEN (the recipient).
 func (s *SharingService) Revoke(ctx context.Context, p *domain.Principal, shareID string, meta domain.RequestMeta) error {
 	sh, err := s.store.Share(ctx, shareID)
@@ -320,7 +320,7 @@ func (s *SharingService) Revoke(ctx context.Context, p *domain.Principal, shareI
 	} else if err != nil {
 		return err
 	}
-	if sh.SharedBy.ID != p.User.ID && !p.IsAdmin() {
+	if sh.SharedBy.ID != p.User.ID && !p.Can(domain.PermImagesManageAll) {
 		denied.Reason = "revoke: not the sharer"
 		if sh.SharedWith.ID == p.User.ID {
 			return refuse(ctx, s.store, meta, denied, forbidden("Only the sender or an admin can revoke a share."))

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/medishare/medishare/internal/domain"
 )
@@ -22,10 +21,6 @@ type UserStore interface {
 	ActiveAdminsLocked(ctx context.Context) (int, error)
 	RevokeUserSessions(ctx context.Context, userID, exceptSessionID, reason string) error
 	ListUsers(ctx context.Context, dir domain.Directory, search string, page domain.Page) ([]domain.User, domain.PageOf, error)
-	CountUsers(ctx context.Context) (int, error)
-	CountImages(ctx context.Context, uploadedBy string) (int, error)
-	CountPatientsOf(ctx context.Context, uploaderID string) (int, error)
-	CountSharedImages(ctx context.Context, sharerID string, now time.Time) (int, error)
 	ProviderCaresFor(ctx context.Context, providerID, patientID string) (bool, error)
 	Roles(ctx context.Context) ([]domain.RoleInfo, error)
 	Permissions(ctx context.Context) ([]domain.PermissionInfo, error)
@@ -138,9 +133,10 @@ func (s *UserService) List(ctx context.Context, p *domain.Principal, search, rol
 }
 
 // Get returns one user as the caller may see it: the whole profile to the
-// user, to admins, and to a provider who uploaded an image for the patient
-// or shared one with them (api.md "Users"); the public part to others.
-// Errors: ENOTFOUND (missing or outside the caller's directory).
+// user, to those who manage users (users:manage), and to whoever uploaded
+// an image for the patient or shared one with them (api.md "Users"); the
+// public part to others. Errors: ENOTFOUND (missing or outside the
+// caller's directory).
 func (s *UserService) Get(ctx context.Context, p *domain.Principal, id string) (domain.User, error) {
 	u, err := s.store.UserByID(ctx, id)
 	if err != nil {
@@ -149,7 +145,11 @@ func (s *UserService) Get(ctx context.Context, p *domain.Principal, id string) (
 	if !domain.DirectoryOf(p).Includes(u) {
 		return domain.User{}, errUserNotFound
 	}
-	if p.User.Role == domain.RoleProvider && u.Role == domain.RolePatient {
+	if seesWhole(p, u) {
+		return u, nil
+	}
+	// Only a patient has images about them (a data rule, not an access one).
+	if u.Role == domain.RolePatient {
 		cares, err := s.store.ProviderCaresFor(ctx, p.User.ID, u.ID)
 		if err != nil {
 			return domain.User{}, err
@@ -162,13 +162,18 @@ func (s *UserService) Get(ctx context.Context, p *domain.Principal, id string) (
 }
 
 // visibleTo hides contact and medical details from everyone but the user
-// and admins.
+// and those who manage users.
 func visibleTo(p *domain.Principal, u domain.User) domain.User {
-	if u.ID == p.User.ID || p.IsAdmin() {
-		return u
+	if !seesWhole(p, u) {
+		u.Profile = u.Public()
 	}
-	u.Profile = u.Public()
 	return u
+}
+
+// seesWhole reports whether the caller sees every field of u's profile
+// whoever u cares for: their own, or anyone's with users:manage.
+func seesWhole(p *domain.Principal, u domain.User) bool {
+	return u.ID == p.User.ID || p.Can(domain.PermUsersManage)
 }
 
 // UserChange is an admin's change of one user (PATCH /api/users/{id}).
@@ -260,39 +265,6 @@ func (s *UserService) Delete(ctx context.Context, p *domain.Principal, id string
 		return notFound(err, errUserNotFound)
 	}
 	return s.erase(ctx, target, p.User.ID, meta)
-}
-
-// Stats are the dashboard's three numbers.
-type Stats struct {
-	TotalImages, SharedImages, TotalUsers int
-}
-
-// Stats returns the dashboard counts: the whole system for admins; a
-// provider's own uploads, own patients (those they uploaded for) and the
-// images they share now (open, unexpired shares). Errors: EFORBIDDEN.
-func (s *UserService) Stats(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (Stats, error) {
-	var st Stats
-	var err error
-	switch p.User.Role {
-	case domain.RoleAdmin:
-		if st.TotalUsers, err = s.store.CountUsers(ctx); err == nil {
-			st.TotalImages, err = s.store.CountImages(ctx, "")
-		}
-		if err == nil {
-			st.SharedImages, err = s.store.CountSharedImages(ctx, "", s.now())
-		}
-	case domain.RoleProvider:
-		if st.TotalUsers, err = s.store.CountPatientsOf(ctx, p.User.ID); err == nil {
-			st.TotalImages, err = s.store.CountImages(ctx, p.User.ID)
-		}
-		if err == nil {
-			st.SharedImages, err = s.store.CountSharedImages(ctx, p.User.ID, s.now())
-		}
-	default:
-		return Stats{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "dashboard: role " + p.User.Role},
-			forbidden("The dashboard is for providers and admins."))
-	}
-	return st, err
 }
 
 // Roles lists roles with their permissions. Errors: EFORBIDDEN.

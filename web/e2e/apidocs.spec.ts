@@ -58,7 +58,11 @@ test.describe('the API reference page', () => {
     const profile = page.locator('#op-getProfile');
     await profile.locator('summary').click();
     await expect(profile).toContainText('Bearer token');
-    await profile.getByRole('link', { name: 'User', exact: true }).first().click();
+    await profile.getByRole('link', { name: 'OwnUser', exact: true }).first().click();
+    await expect(page).toHaveURL(/#schema-OwnUser$/);
+    const own = page.locator('#schema-OwnUser');
+    await expect(own).toContainText('permissions');
+    await own.getByRole('link', { name: 'User', exact: true }).first().click();
     await expect(page).toHaveURL(/#schema-User$/);
     await expect(page.locator('#schema-User')).toContainText('createdAt');
 

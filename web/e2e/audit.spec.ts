@@ -53,6 +53,28 @@ test.describe('audit log', () => {
     await expect(rows.filter({ hasText: 'Exported the audit log' }).first()).toBeVisible();
   });
 
+  test('a provider exports the log they read, and has no chain to check', async ({ page }) => {
+    await signIn(page, await demoAccount('healthProvider'));
+    await page.goto('/audit-logs');
+    await expect(page.getByRole('heading', { level: 1, name: 'Audit Logs' })).toBeVisible();
+    // The chain runs through every entry: only readers of the whole log (audit:read-all) check it.
+    await expect(page.getByRole('heading', { name: 'Audit chain' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Check whole chain' })).toHaveCount(0);
+
+    // The export keeps what the list shows: here the provider's own sign-ins.
+    await page.getByLabel('Action').selectOption('login');
+    const rows = page.getByRole('table', { name: 'Entries' }).locator('tbody tr');
+    await expect(rows.first()).toBeVisible();
+    await expect(page.getByText('Loading logs...')).toHaveCount(0);
+    for (const who of await rows.locator('td:nth-child(2)').allTextContents()) expect(who).toContain('Imran Siddiqui');
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const lines = (await readFile(await (await downloading).path(), 'utf8')).trim().split('\n');
+    expect(lines[0]).toBe(CSV_HEADER);
+    expect(lines.length).toBeGreaterThanOrEqual(Math.min(await rows.count(), 5) + 1);
+    for (const line of lines.slice(1)) expect(line.split(',').slice(2, 6)).toEqual(['Imran', 'Siddiqui', expect.any(String), 'login']);
+  });
+
   test('a patient sees who opened an image about them', async ({ page }) => {
     const patient = await createVerifiedUser(page.request, newUser());
     const patientSession = await apiSignIn(page.request, patient);

@@ -1,4 +1,6 @@
 import { expect, test } from '@playwright/test';
+import { signIn } from './support/accounts';
+import { demoAccount, type DemoRole } from './support/demo';
 
 test('/dashboard without a token lands on /login', async ({ page }) => {
   await page.goto('/dashboard');
@@ -42,3 +44,39 @@ test('the page loads without console errors or CSP violations', async ({ page })
   expect(await page.locator('style').count()).toBe(0);
   expect(problems).toEqual([]);
 });
+
+// product.md §2 "Side menu by role", drawn from the permissions the server
+// states at sign-in (the app asks no role by name), and the admin dashboard.
+const MENUS: Record<DemoRole, string[]> = {
+  patient: ['Profile', 'View Images', 'Messages', 'Home'],
+  healthProvider: ['Dashboard', 'Profile', 'Upload Image', 'View Images', 'Messages', 'Audit Logs', 'Home'],
+  admin: [
+    'Dashboard',
+    'Profile',
+    'Upload Image',
+    'View Images',
+    'Messages',
+    'Audit Logs',
+    'Roles',
+    'Settings',
+    'Admin Dashboard',
+    'Home',
+  ],
+};
+
+const HOMES: Record<DemoRole, string> = { patient: '/view-images', healthProvider: '/dashboard', admin: '/dashboard' };
+
+for (const role of ['patient', 'healthProvider', 'admin'] as const) {
+  test(`${role}: the menu of the spec, and the landing page's Dashboard leads home`, async ({ page }) => {
+    await signIn(page, await demoAccount(role));
+    await expect(page).toHaveURL(new RegExp(`${HOMES[role]}$`));
+    const menu = page.getByRole('navigation', { name: 'Main' });
+    // Messages may carry an unread count.
+    await expect(menu.getByRole('link')).toHaveText(MENUS[role].map((label) => (label === 'Messages' ? /^Messages\b/ : label)));
+
+    await menu.getByRole('link', { name: 'Home' }).click();
+    await page.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Dashboard' }).click();
+    await expect(page).toHaveURL(new RegExp(`${HOMES[role]}$`));
+    await expect(page.getByRole('heading', { level: 1, name: 'Not allowed' })).toHaveCount(0);
+  });
+}

@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { createVerifiedUser, newUser, signIn, uniqueId, type TestUser } from './support/accounts';
+import { apiSignIn, bearer } from './support/api';
 import { demoAccount } from './support/demo';
 import { card, expectLoaded } from './support/view-images';
 import { makeJpeg } from './support/files';
@@ -181,6 +182,46 @@ test.describe('sharing', () => {
     await expect(page.getByText('Image deleted successfully.').last()).toBeVisible();
     await expect(uploaded).toHaveCount(0);
     expect(problems).toEqual([]);
+  });
+
+  test('an admin sees an image shared with them without verifying it', async ({ page }) => {
+    // "The sender or an admin sees image content without verification" (product.md).
+    const problems = watchProblems(page);
+    const patientAccount = await createVerifiedUser(page.request, newUser());
+    const patient = await apiSignIn(page.request, patientAccount);
+    const provider = await apiSignIn(page.request, await demoAccount('healthProvider'));
+    const admin = await apiSignIn(page.request, await demoAccount('admin'));
+    const caption = `Admin's knee ${uniqueId('e2e')}`;
+    const uploaded = await page.request.post('/api/upload/image', {
+      headers: bearer(provider),
+      multipart: { caption, patientId: patient.userId, file: await makeJpeg(page, 'Admin', 'admin.jpg') },
+    });
+    expect(uploaded.status(), await uploaded.text()).toBe(201);
+    const imageId = ((await uploaded.json()) as { data: { id: string } }).data.id;
+    const shared = await page.request.post('/api/sharing/request', {
+      headers: bearer(provider),
+      data: { imagemetadataId: imageId, createdfor: admin.userId },
+    });
+    expect(shared.status(), await shared.text()).toBe(201);
+
+    try {
+      await signIn(page, await demoAccount('admin'));
+      await page.goto('/view-images');
+      const received = card(page, 'Shared Images', caption);
+      await expect(received).toHaveCount(1);
+      await expect(received).toContainText('Shared by');
+      await expect(received).not.toContainText('Image not Verified');
+      await expect(received.getByRole('button', { name: /^Verify/ })).toHaveCount(0);
+      await expectLoaded(received.getByRole('img', { name: `Preview: ${caption}` }));
+      await received.getByRole('button', { name: `View ${caption}` }).click();
+      const viewer = page.getByRole('dialog', { name: caption });
+      await expectLoaded(viewer.getByRole('img', { name: caption }));
+      await page.keyboard.press('Escape');
+      expect(problems).toEqual([]);
+    } finally {
+      const removed = await page.request.delete(`/api/upload/image/${imageId}`, { headers: bearer(provider) });
+      expect(removed.status()).toBe(200);
+    }
   });
 
   test('/share-image shows four sample images and copies a link', async ({ page }) => {

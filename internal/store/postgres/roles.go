@@ -31,3 +31,16 @@ func (s *Store) Permissions(ctx context.Context) ([]domain.PermissionInfo, error
 	}
 	return out, nil
 }
+
+// RolePermissions lists the permissions a role holds (none for a role
+// that does not exist).
+func (s *Store) RolePermissions(ctx context.Context, role string) ([]string, error) {
+	perms, err := s.q(ctx).RolePermissions(ctx, role)
+	if err != nil {
+		return nil, translate(err)
+	}
+	if perms == nil {
+		perms = []string{}
+	}
+	return perms, nil
+}

@@ -2,10 +2,10 @@ import { Link } from 'react-router';
 import { NotAllowed } from '@/components/NotAllowed';
 import { Spinner } from '@/components/Spinner';
 import { AiAnalysisPage } from '@/features/analysis/pages/AiAnalysisPage';
-import { homeRouteFor } from '@/features/auth/home-route';
 import { useGetImageQuery, useListImagesQuery, type ImageList } from '@/features/images/api';
 import { SignedImage } from '@/features/images/components/SignedImage';
 import { captionOf } from '@/features/images/media';
+import { can, homeRouteFor } from '@/lib/access';
 import { selectUser } from '@/lib/session';
 import type { MedicalImage } from '@/types/images';
 import { useAppSelector } from './hooks';
@@ -54,13 +54,13 @@ function AnalysableList({ list, title }: { list: ImageList; title: string }) {
  * (the newest of each list; the full lists are on /view-images).
  */
 export function AiAnalysisRoute() {
-  const role = useAppSelector(selectUser)?.role ?? '';
-  if (role === 'patient') {
-    // The server refuses patients too (analysis:run); say so before any call.
-    return <NotAllowed backTo={homeRouteFor(role)} reason="AI analysis is for health providers and administrators." />;
+  const user = useAppSelector(selectUser);
+  if (!can(user, 'analysis:run')) {
+    // The server refuses them too (analysis:run); say so before any call.
+    return <NotAllowed backTo={homeRouteFor(user)} reason="AI analysis is for health providers and administrators." />;
   }
   const picker =
-    role === 'admin' ? (
+    can(user, 'images:read-all') ? (
       <AnalysableList list="images" title="Every image" />
     ) : (
       <>

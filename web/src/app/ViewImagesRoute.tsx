@@ -4,6 +4,7 @@ import { ViewImagesPage, type SharingSlots } from '@/features/images/pages/ViewI
 import { ShareImageModal } from '@/features/sharing/components/ShareImageModal';
 import { ShareList } from '@/features/sharing/components/ShareList';
 import { VerifyImageModal } from '@/features/sharing/components/VerifyImageModal';
+import { can } from '@/lib/access';
 import { selectUser } from '@/lib/session';
 import type { ImageShare } from '@/types/images';
 import { useAppSelector } from './hooks';
@@ -14,9 +15,9 @@ import { useAppSelector } from './hooks';
  */
 export function ViewImagesRoute() {
   const user = useAppSelector(selectUser);
-  // Only a share's sharer or an admin may revoke it (an admin may have shared a provider's image).
+  // A share's sharer may revoke it, and whoever manages every image (an admin may have shared a provider's image).
   const canRevoke = (share: ImageShare) =>
-    user?.role === 'admin' || (Boolean(user?.id) && share.sharedBy?.id === user?.id);
+    can(user, 'images:manage-all') || (Boolean(user?.id) && share.sharedBy?.id === user?.id);
 
   const sharing: SharingSlots = {
     shares: (image) => <ShareList imageId={image.id} shares={image.shares ?? []} canRevoke={canRevoke} />,

@@ -115,6 +115,21 @@ describe('connectApiClient session renewal', () => {
     expect(mock.history.post).toHaveLength(1);
   });
 
+  it('renewStoredSession renews a persisted record that states no permissions (kept by an older app), token or not', async () => {
+    const { store } = makeStore();
+    disconnect = connectApiClient(store, vi.fn());
+    const stale = makeUser({ role: 'healthProvider' });
+    delete stale.permissions;
+    store.dispatch(setUser({ user: stale, token: 'held' }));
+    mock.onPost('/auth/refresh').reply(200, { data: { token: 'fresh', user: makeUser({ role: 'healthProvider' }) } });
+
+    renewStoredSession(store);
+
+    await vi.waitFor(() => expect(store.getState().session.token).toBe('fresh'));
+    expect(store.getState().session.user?.permissions).toContain('images:upload');
+    expect(mock.history.post).toHaveLength(1);
+  });
+
   it('renewStoredSession does nothing without a persisted user or with a token', () => {
     const { store } = makeStore();
     disconnect = connectApiClient(store, vi.fn());

@@ -36,7 +36,6 @@ const PUBLIC_PAGES: [string, string][] = [
 ];
 
 const GUARDED_PAGES: [string, string][] = [
-  ['/dashboard', 'Welcome, Amina Khan'],
   ['/profile', 'My Profile'],
   ['/user-profile', 'User Profile'],
   ['/user-profile/42', 'User Profile'],
@@ -46,10 +45,11 @@ const GUARDED_PAGES: [string, string][] = [
   ['/audit-logs', 'Audit Logs'],
 ];
 
-/** Screens for providers and admins (AI analysis): patients see "Not allowed". */
-const PROVIDER_PAGES: [string, string][] = [
-  ['/ai-analysis', 'AI Medical Analysis'],
-  ['/ai-analysis/7', 'AI Medical Analysis'],
+/** Screens for providers and admins (the dashboard, AI analysis): patients see "Not allowed". */
+const PROVIDER_PAGES: [string, string, string][] = [
+  ['/dashboard', 'Welcome, Amina Khan', 'The dashboard is for providers and administrators.'],
+  ['/ai-analysis', 'AI Medical Analysis', 'AI analysis is for health providers and administrators.'],
+  ['/ai-analysis/7', 'AI Medical Analysis', 'AI analysis is for health providers and administrators.'],
 ];
 
 /** The admin screens: anyone else sees "Not allowed". */
@@ -80,11 +80,12 @@ describe('routes', () => {
     expect(await screen.findByRole('heading', { level: 1, name: title })).toBeInTheDocument();
   });
 
-  it.each(PROVIDER_PAGES)('%s is not allowed for a patient', async (path) => {
+  it.each(PROVIDER_PAGES)('%s is not allowed for a patient', async (path, _title, reason) => {
     renderAt(path, { token: 'tok', role: 'patient' });
     expect(await screen.findByRole('heading', { level: 1, name: 'Not allowed' })).toBeInTheDocument();
-    expect(screen.getByText('AI analysis is for health providers and administrators.')).toBeInTheDocument();
-    expect(mock.history.get.filter((request) => request.url?.startsWith('/analyze'))).toEqual([]);
+    expect(screen.getByText(reason)).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Back to your start page' })).toHaveAttribute('href', '/view-images');
+    expect(mock.history.get.filter((request) => /^\/(analyze|dashboard)/.test(request.url ?? ''))).toEqual([]);
   });
 
   it.each(ADMIN_PAGES)('%s shows "%s" to an admin', async (path, title) => {
@@ -111,7 +112,7 @@ describe('routes', () => {
     expect(mock.history.get.filter((request) => ADMIN_CALLS.test(request.url ?? ''))).toEqual([]);
   });
 
-  it.each([...GUARDED_PAGES, ...PROVIDER_PAGES, ...ADMIN_PAGES])('%s goes to /login without a token', async (path) => {
+  it.each([...GUARDED_PAGES, ...PROVIDER_PAGES.map(([path, title]) => [path, title]), ...ADMIN_PAGES])('%s goes to /login without a token', async (path) => {
     const router = renderAt(path);
     expect(await screen.findByRole('heading', { level: 1, name: 'Sign in' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/login');
@@ -138,6 +139,27 @@ describe('routes', () => {
     expect(store.getState().session.user?.firstname).toBe('Renewed');
   });
 
+  it('a persisted record from before permissions were stated is renewed, with a token or without, before any screen draws on it', async () => {
+    const stale = makeUser({ role: 'admin' });
+    delete stale.permissions;
+    mock.onPost('/auth/refresh').reply(200, { data: { token: 'fresh-token', user: makeUser({ role: 'admin' }) } });
+    mock.onGet('/settings').reply(200, { data: makeSettings() });
+    const { router, store } = renderRoute('/appsettings', { user: stale, token: 'old-token' });
+    expect(screen.getByRole('status')).toHaveTextContent('Restoring your session…');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Settings' })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/appsettings');
+    expect(store.getState().session.user?.permissions).toContain('settings:manage');
+    expect(mock.history.post.filter((request) => request.url === '/auth/refresh')).toHaveLength(1);
+  });
+
+  it('guards follow the permissions the server states, not the role', async () => {
+    // An admin whose role lost settings:manage, and a provider given roles:read.
+    const admin = makeUser({ role: 'admin', permissions: ['roles:read', 'system:monitor'] });
+    renderRoute('/appsettings', { user: admin, token: 'tok' });
+    expect(await screen.findByRole('heading', { level: 1, name: 'Not allowed' })).toBeInTheDocument();
+    expect(mock.history.get.filter((request) => request.url === '/settings')).toEqual([]);
+  });
+
   it('shows "Page not found" for an unknown path', async () => {
     renderAt('/no-such-page');
     expect(await screen.findByRole('heading', { level: 1, name: 'Page not found' })).toBeInTheDocument();
@@ -155,9 +177,13 @@ describe('landing page header', () => {
     expect(screen.queryByRole('link', { name: 'Dashboard' })).not.toBeInTheDocument();
   });
 
-  it('offers Dashboard when a user is held', async () => {
-    renderAt('/', { token: 'tok' });
-    expect(await screen.findByRole('link', { name: 'Dashboard' })).toHaveAttribute('href', '/dashboard');
+  it.each([
+    ['patient', '/view-images'],
+    ['healthProvider', '/dashboard'],
+    ['admin', '/dashboard'],
+  ])('offers a %s Dashboard, leading home (%s), when a user is held', async (role, home) => {
+    renderAt('/', { token: 'tok', role });
+    expect(await screen.findByRole('link', { name: 'Dashboard' })).toHaveAttribute('href', home);
     expect(screen.queryByRole('link', { name: 'Login' })).not.toBeInTheDocument();
     expect(screen.queryByRole('link', { name: 'Register' })).not.toBeInTheDocument();
   });

@@ -15,9 +15,10 @@ import { UserProfilePage } from '@/features/profile/pages/UserProfilePage';
 import { RolesPermissionsPage } from '@/features/roles/pages/RolesPermissionsPage';
 import { SettingsPage } from '@/features/settings/pages/SettingsPage';
 import { ShareImagePage } from '@/features/sharing/pages/ShareImagePage';
+import { can, mayUseDashboard } from '@/lib/access';
 import { AiAnalysisRoute } from './AiAnalysisRoute';
 import { ProfileRoute } from './ProfileRoute';
-import { RequireAdmin } from './RequireAdmin';
+import { RequirePermission } from './RequirePermission';
 import { RootLayout } from './RootLayout';
 import { SessionGuard } from './SessionGuard';
 import { AppShell } from './shell/AppShell';
@@ -41,20 +42,30 @@ export const routes: RouteObject[] = [
           {
             element: <AppShell />,
             children: [
-              { path: '/dashboard', element: <DashboardPage /> },
+              {
+                element: <RequirePermission allowed={mayUseDashboard} reason="The dashboard is for providers and administrators." />,
+                children: [{ path: '/dashboard', element: <DashboardPage /> }],
+              },
               { path: '/profile', element: <ProfileRoute /> },
               { path: '/user-profile/:id?', element: <UserProfilePage /> },
               { path: '/upload', element: <UploadImagePage /> },
               { path: '/view-images', element: <ViewImagesRoute /> },
               { path: '/messages', element: <MessagesPage /> },
-              { path: '/audit-logs', element: <AuditLogsPage /> },
               {
-                element: <RequireAdmin />,
-                children: [
-                  { path: '/admin-dashboard', element: <AdminDashboardPage /> },
-                  { path: '/appsettings', element: <SettingsPage /> },
-                  { path: '/roles-permissions', element: <RolesPermissionsPage /> },
-                ],
+                element: <RequirePermission allowed={(user) => can(user, 'audit:read')} reason="You may not read the audit log." />,
+                children: [{ path: '/audit-logs', element: <AuditLogsPage /> }],
+              },
+              {
+                element: <RequirePermission allowed={(user) => can(user, 'system:monitor')} />,
+                children: [{ path: '/admin-dashboard', element: <AdminDashboardPage /> }],
+              },
+              {
+                element: <RequirePermission allowed={(user) => can(user, 'settings:manage')} />,
+                children: [{ path: '/appsettings', element: <SettingsPage /> }],
+              },
+              {
+                element: <RequirePermission allowed={(user) => can(user, 'roles:read')} />,
+                children: [{ path: '/roles-permissions', element: <RolesPermissionsPage /> }],
               },
               { path: '/ai-analysis/:id?', element: <AiAnalysisRoute /> },
             ],

@@ -1,7 +1,7 @@
 import { Link } from 'react-router';
 import './PagePlaceholder.css';
 
-/** What someone sees on a screen their role may not use; the server refuses its calls anyway. */
+/** What someone sees on a screen they may not use; the server refuses its calls anyway. */
 export function NotAllowed({ backTo, reason = 'This page is for administrators only.' }: { backTo: string; reason?: string }) {
   return (
     <section className="placeholder-card" aria-labelledby="not-allowed-title">

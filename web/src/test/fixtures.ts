@@ -1,10 +1,47 @@
+import type { Permission } from '@/lib/access';
 import type { Health } from '@/lib/health-api';
 import { PROFILE_FIELDS } from '@/lib/profile-fields';
 import type { User } from '@/types/api';
 import type { MedicalImage } from '@/types/images';
 
-/** A complete user object as api.md describes it: a patient; the profile fields not given are null. */
+/** What each role holds, as the migrations seed role_permissions. */
+export const ROLE_PERMISSIONS: Record<string, Permission[]> = {
+  patient: ['audit:read', 'images:view-shared', 'messages:send', 'users:list'],
+  healthProvider: [
+    'analysis:run',
+    'audit:read',
+    'images:delete',
+    'images:share',
+    'images:upload',
+    'images:view-shared',
+    'messages:send',
+    'users:list',
+  ],
+  admin: [
+    'analysis:run',
+    'audit:read',
+    'audit:read-all',
+    'images:delete',
+    'images:manage-all',
+    'images:read-all',
+    'images:share',
+    'images:upload',
+    'images:view-shared',
+    'messages:send',
+    'roles:read',
+    'settings:manage',
+    'system:monitor',
+    'users:list',
+    'users:manage',
+  ],
+};
+
+/**
+ * A complete user object as api.md describes it: the caller's own record,
+ * with the permissions of its role unless others are given.
+ */
 export function makeUser(overrides: Partial<User> = {}): User {
+  const role = overrides.role ?? 'patient';
   const unknown = Object.fromEntries(PROFILE_FIELDS.map((field) => [field.key, null]));
   return {
     ...unknown,
@@ -28,6 +65,7 @@ export function makeUser(overrides: Partial<User> = {}): User {
     bloodgroup: 'O+',
     primphysician: 'Dr. Example',
     createdAt: '2025-01-01T00:00:00Z',
+    permissions: [...(ROLE_PERMISSIONS[role] ?? [])],
     ...overrides,
   };
 }

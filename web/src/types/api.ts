@@ -17,6 +17,12 @@ export interface User extends ProfileMembers {
   /** False for a provider waiting for an admin's approval (absent from older answers: approved). */
   approved?: boolean;
   createdAt?: string;
+  /**
+   * What the user may do: on the caller's own record only (sign-in, renewal,
+   * the profile). The menu, guards and actions follow it (lib/access.ts);
+   * absent from a record kept from before the server stated it.
+   */
+  permissions?: string[];
 }
 
 /** A field error of the error body. */

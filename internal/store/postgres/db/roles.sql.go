@@ -62,3 +62,27 @@ func (q *Queries) ListRolesWithPermissions(ctx context.Context) ([]ListRolesWith
 	}
 	return items, nil
 }
+
+const rolePermissions = `-- name: RolePermissions :many
+SELECT permission FROM role_permissions WHERE role = $1 ORDER BY 1
+`
+
+func (q *Queries) RolePermissions(ctx context.Context, role string) ([]string, error) {
+	rows, err := q.db.Query(ctx, rolePermissions, role)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var permission string
+		if err := rows.Scan(&permission); err != nil {
+			return nil, err
+		}
+		items = append(items, permission)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

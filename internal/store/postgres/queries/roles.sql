@@ -4,3 +4,6 @@ FROM roles r ORDER BY r.name;
 
 -- name: ListPermissions :many
 SELECT name, description FROM permissions ORDER BY name;
+
+-- name: RolePermissions :many
+SELECT permission FROM role_permissions WHERE role = $1 ORDER BY 1;

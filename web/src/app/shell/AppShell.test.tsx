@@ -45,7 +45,7 @@ describe('side menu by role (product.md §2)', () => {
     ]);
   });
 
-  it('admin: everything, with Roles and Settings', async () => {
+  it('admin: everything, with Roles, Settings and the admin dashboard', async () => {
     renderRoute('/messages', { user: makeUser({ role: 'admin' }), token: 't' });
     await screen.findByRole('navigation', { name: 'Main' });
     expect(menuLinks()).toEqual([
@@ -57,6 +57,23 @@ describe('side menu by role (product.md §2)', () => {
       ['Audit Logs', '/audit-logs'],
       ['Roles', '/roles-permissions'],
       ['Settings', '/appsettings'],
+      ['Admin Dashboard', '/admin-dashboard'],
+      ['Home', '/'],
+    ]);
+  });
+
+  it('follows the permissions the server states, not the role', async () => {
+    // A provider whose role was given the health panel and the whole audit log, and lost uploads.
+    const user = makeUser({ role: 'healthProvider', permissions: ['audit:read', 'audit:read-all', 'messages:send', 'system:monitor'] });
+    renderRoute('/messages', { user, token: 't' });
+    await screen.findByRole('navigation', { name: 'Main' });
+    expect(menuLinks()).toEqual([
+      ['Dashboard', '/dashboard'],
+      ['Profile', '/profile'],
+      ['View Images', '/view-images'],
+      ['Messages', '/messages'],
+      ['Audit Logs', '/audit-logs'],
+      ['Admin Dashboard', '/admin-dashboard'],
       ['Home', '/'],
     ]);
   });

@@ -14,7 +14,7 @@ import './AppShell.css';
 
 /**
  * The frame of every signed-in page: a top bar with the user's name and
- * Logout, the side menu of the user's role, and the page. Under 1024 px the
+ * Logout, the side menu of what the user may use, and the page. Under 1024 px the
  * menu folds away behind a Menu button and carries its own Logout.
  */
 export function AppShell() {
@@ -22,7 +22,7 @@ export function AppShell() {
   const logout = useLogout();
   const [open, setOpen] = useState(false);
   const [leaving, setLeaving] = useState(false);
-  const items = menuFor(user?.role ?? '');
+  const items = menuFor(user);
   const name = user ? `${user.firstname} ${user.lastname}`.trim() : '';
   // The chat list's unread counts, kept current by the message stream.
   const { data: chats } = useGetChatListQuery(user ? undefined : skipToken);

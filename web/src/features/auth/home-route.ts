@@ -1,8 +1,3 @@
-/** Where a person lands after signing in (product.md §2 and §6). */
-export function homeRouteFor(role: string): string {
-  return role === 'patient' ? '/view-images' : '/dashboard';
-}
-
 /** product.md §9: redirect delays. */
 export const LOGIN_REDIRECT_MS = 2000;
 export const REGISTER_REDIRECT_MS = 1000;

@@ -62,8 +62,11 @@ describe('/audit-logs', () => {
     expect(rows[1]).toHaveTextContent('not shared');
     expect(rows[2]).toHaveTextContent('Imran Siddiqui');
     expect(auditRequests()[0].params).toMatchObject({ page: 1, limit: 5 });
-    // Only admins export or check the chain.
-    expect(screen.queryByRole('button', { name: 'Export CSV' })).not.toBeInTheDocument();
+    // A provider exports what they read (the server gives the export the list's scope), but only
+    // readers of the whole log (audit:read-all) check the chain, and the health panel is not asked.
+    expect(screen.getByRole('button', { name: 'Export CSV' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Check whole chain' })).not.toBeInTheDocument();
+    expect(mock.history.get.filter((request) => request.url === '/admin/health')).toEqual([]);
   });
 
   it('says "No audit logs found." when nothing matches', async () => {

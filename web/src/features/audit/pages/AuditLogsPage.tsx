@@ -2,12 +2,13 @@ import { useState } from 'react';
 import { useAppSelector } from '@/app/hooks';
 import { ScrollRegion } from '@/components/ScrollRegion';
 import { TablePager } from '@/components/TablePager';
+import { can } from '@/lib/access';
 import { describeLoadError, fieldErrorMap } from '@/lib/api-client';
 import { formatDateTime, fullName } from '@/lib/format';
 import { selectUser } from '@/lib/session';
 import { useDebouncedValue } from '@/lib/use-debounced-value';
 import { ACTION_LABELS, actionLabel, type AuditFilters, useListAuditQuery } from '../api';
-import { AuditAdminTools } from '../components/AuditAdminTools';
+import { AuditTools } from '../components/AuditTools';
 import '@/components/forms.css';
 import '@/components/DataTable.css';
 import '@/components/Spinner.css';
@@ -18,7 +19,7 @@ const PAGE_SIZES = [5, 10, 20];
 
 /** /audit-logs: the audit log as the caller may read it (api.md "Audit log"). */
 export function AuditLogsPage() {
-  const isAdmin = useAppSelector(selectUser)?.role === 'admin';
+  const user = useAppSelector(selectUser);
   const [searchText, setSearchText] = useState('');
   const [action, setAction] = useState('');
   const [status, setStatus] = useState('');
@@ -43,7 +44,7 @@ export function AuditLogsPage() {
       <title>Audit Logs · MediShare</title>
       <h1 className="page-title">Audit Logs</h1>
 
-      {isAdmin && <AuditAdminTools filters={filters} />}
+      <AuditTools filters={filters} checksChain={can(user, 'audit:read-all')} monitors={can(user, 'system:monitor')} />
 
       <section className="card data-table" aria-labelledby="audit-title">
         <h2 id="audit-title" className="visually-hidden">

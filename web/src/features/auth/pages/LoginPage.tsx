@@ -3,13 +3,14 @@ import { Link } from 'react-router';
 import { useAppDispatch } from '@/app/hooks';
 import { TextField } from '@/components/Field';
 import { PasswordField } from '@/components/PasswordField';
+import { homeRouteFor } from '@/lib/access';
 import { errorBody, errorStatus, getErrorMessage } from '@/lib/api-client';
 import { notifyError, notifySuccess } from '@/lib/notify';
 import { setUser } from '@/lib/session';
 import { isEmail } from '@/lib/validation';
 import { useLoginMutation } from '../api';
 import { AuthCard } from '../components/AuthCard';
-import { homeRouteFor, LOGIN_REDIRECT_MS } from '../home-route';
+import { LOGIN_REDIRECT_MS } from '../home-route';
 import { useDelayedNavigate } from '../use-delayed-navigate';
 import { storeUserEmail } from '../user-email';
 
@@ -52,7 +53,7 @@ export function LoginPage() {
       notifySuccess('Login successful! Redirecting...', { autoClose: LOGIN_REDIRECT_MS });
       dispatch(setUser({ user: data.user, token: data.token }));
       setDone(true);
-      navigateLater(homeRouteFor(data.user.role), LOGIN_REDIRECT_MS);
+      navigateLater(homeRouteFor(data.user), LOGIN_REDIRECT_MS);
     } catch (error) {
       if (errorStatus(error) === 403 && errorBody(error)?.error === 'account_not_verified') {
         storeUserEmail(email.trim());

@@ -23,14 +23,14 @@ function statusOf(user: User): string {
 }
 
 interface UserTableProps {
-  /** Admins may delete users (product.md §6). */
-  canDelete: boolean;
+  /** Whoever manages users (users:manage: admins, product.md §6) approves and deletes them. */
+  canManage: boolean;
   /** The signed-in user's id: nobody deletes themselves from this table. */
   selfId?: string;
 }
 
 /** The user directory of GET /api/users with search, paging and selection. */
-export function UserTable({ canDelete, selfId }: UserTableProps) {
+export function UserTable({ canManage, selfId }: UserTableProps) {
   const [limit, setLimit] = useState(PAGE_SIZES[0]);
   const [searchText, setSearchText] = useState('');
   const search = useDebouncedValue(searchText.trim());
@@ -196,7 +196,7 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
                       >
                         View
                       </Link>
-                      {canDelete && row.approved === false && (
+                      {canManage && row.approved === false && (
                         <button
                           type="button"
                           className="btn btn--primary btn--small"
@@ -207,7 +207,7 @@ export function UserTable({ canDelete, selfId }: UserTableProps) {
                           {approving === row.id ? 'Approving…' : 'Approve'}
                         </button>
                       )}
-                      {canDelete && row.id !== selfId && (
+                      {canManage && row.id !== selfId && (
                         <button
                           type="button"
                           className="btn btn--danger-outline btn--small"

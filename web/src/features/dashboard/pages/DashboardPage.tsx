@@ -1,4 +1,5 @@
 import { useAppSelector } from '@/app/hooks';
+import { can } from '@/lib/access';
 import { selectUser } from '@/lib/session';
 import { StatCards } from '../components/StatCards';
 import { UserTable } from '../components/UserTable';
@@ -8,7 +9,6 @@ import '../dashboard.css';
 /** /dashboard (product.md §2): welcome, three figures, the user table. */
 export function DashboardPage() {
   const user = useAppSelector(selectUser);
-  const isAdmin = user?.role === 'admin';
   const name = user ? `${user.firstname} ${user.lastname}`.trim() : '';
 
   return (
@@ -16,10 +16,11 @@ export function DashboardPage() {
       <title>Dashboard · MediShare</title>
       <h1 className="page-title">
         {`Welcome, ${name}`}
-        {isAdmin && ' (admin)'}
+        {/* The role's name shown as product.md words it, not a rule of access. */}
+        {user?.role === 'admin' && ' (admin)'}
       </h1>
       <StatCards />
-      <UserTable canDelete={isAdmin} selfId={user?.id} />
+      <UserTable canManage={can(user, 'users:manage')} selfId={user?.id} />
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { useAppSelector } from '@/app/hooks';
 import { TextField } from '@/components/Field';
 import { UserPicker, type UserPickerHandle, type UserPickerTexts } from '@/components/UserPicker';
+import { can } from '@/lib/access';
 import { isCancelled } from '@/lib/api';
 import { errorBody, errorStatus, getErrorMessages } from '@/lib/api-client';
 import { nameLastFirst } from '@/lib/format';
@@ -96,7 +97,7 @@ export function UploadImagePage() {
     if (uploaded) doneRef.current?.focus();
   }, [uploaded]);
 
-  if (user?.role === 'patient') {
+  if (!can(user, 'images:upload')) {
     return (
       <div className="upload-page">
         <title>Upload Medical Image · MediShare</title>

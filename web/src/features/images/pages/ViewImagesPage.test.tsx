@@ -532,6 +532,28 @@ describe('/view-images sharing', () => {
     expect(screen.queryByText('Shared with')).not.toBeInTheDocument();
   });
 
+  it('shows an admin a share not verified yet with its image and no Verify (images:read-all)', async () => {
+    // "The sender or an admin sees image content without verification" (product.md): the server sends the links.
+    mock.onGet('/upload/images').reply(200, EMPTY);
+    mock.onGet('/upload/shared-images').reply(200, pageOf([image(1, { isShared: true, isVerified: false, sharingRequestId: 'share-1', uploadedBy: otherProvider, sharedBy: otherProvider })]));
+    renderAs(admin);
+    const card = await within(section('Shared Images')).findByRole('article');
+    expect(within(card).getByRole('button', { name: 'View Scan 1' })).toBeInTheDocument();
+    expect(within(card).queryByRole('button', { name: /Verify/ })).not.toBeInTheDocument();
+    expect(card).not.toHaveTextContent('Image not Verified');
+  });
+
+  it('offers Verify to whoever holds no images:read-all, whatever their role', async () => {
+    mock.onGet('/upload/images').reply(200, EMPTY);
+    mock.onGet('/upload/my-images').reply(200, EMPTY);
+    mock.onGet('/upload/shared-images').reply(200, pageOf([lockedShare(1)]));
+    renderAs(makeUser({ id: 'admin-2', role: 'admin', permissions: ['images:upload', 'images:view-shared'] }));
+    const card = await within(section('Shared Images')).findByRole('article');
+    expect(within(card).getByRole('button', { name: 'Verify Scan 1' })).toBeInTheDocument();
+    expect(listCalls('/upload/my-images')).toHaveLength(1);
+    expect(listCalls('/upload/images')).toHaveLength(0);
+  });
+
   it('lists a share not verified yet whose details the server withholds (nulls and sharedAt)', async () => {
     mock.onGet('/upload/shared-images').reply(
       200,

@@ -2,6 +2,7 @@ import { skipToken } from '@reduxjs/toolkit/query/react';
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
 import { useAppSelector } from '@/app/hooks';
+import { can, manages } from '@/lib/access';
 import { getErrorMessage } from '@/lib/api-client';
 import { notifyError } from '@/lib/notify';
 import { selectUser } from '@/lib/session';
@@ -40,12 +41,15 @@ interface PendingDelete {
  * /view-images (product.md §2): 'Uploaded Images' for providers (their own)
  * and admins (every image), 'Shared Images' for everyone; a card opens the
  * viewer; the uploader and admins may delete. With `sharing`, they may also
- * share and see the shares, and the recipient of a share verifies it.
+ * share and see the shares, and the recipient of a share verifies it, unless
+ * they see image content without verification (admins). Each rule is the
+ * server's, read from the permissions it states (lib/access.ts).
  */
 export function ViewImagesPage({ sharing, historyDialog }: { sharing?: SharingSlots; historyDialog?: HistoryDialog }) {
   const user = useAppSelector(selectUser);
-  const role = user?.role ?? '';
-  const isAdmin = role === 'admin';
+  // Every image, listed and opened without verification (images:read-all).
+  const readsAll = can(user, 'images:read-all');
+  const uploads = readsAll || can(user, 'images:upload');
   const [viewing, setViewing] = useState<MedicalImage | null>(null);
   const [pending, setPending] = useState<PendingDelete | null>(null);
   const [sharingImage, setSharingImage] = useState<MedicalImage | null>(null);
@@ -81,16 +85,20 @@ export function ViewImagesPage({ sharing, historyDialog }: { sharing?: SharingSl
     dropLinkedImage();
   }, [linked.isError, linked.error, dropLinkedImage]);
 
-  // The uploader and admins; never patients (product.md §6).
-  const isOwnerOrAdmin = (image: MedicalImage) =>
-    role !== 'patient' && (isAdmin || (Boolean(user?.id) && image.uploadedBy?.id === user?.id));
-  // The image's patient, its uploader and admins read its history (api.md "Audit log").
-  const canSeeHistory = (image: MedicalImage) => isOwnerOrAdmin(image) || (Boolean(user?.id) && image.patient?.id === user?.id);
-  // AI analysis: providers and admins, on pictures they may open (api.md "AI analysis").
+  // The uploader (and admins: images:manage-all); never patients (product.md §6).
+  const canDelete = (image: MedicalImage) => manages(user, image, 'images:delete');
+  const canShare = (image: MedicalImage) => manages(user, image, 'images:share');
+  // The image's patient, its uploader and readers of the whole log read its history (api.md "Audit log").
+  const canSeeHistory = (image: MedicalImage) =>
+    can(user, 'audit:read') &&
+    (can(user, 'audit:read-all') ||
+      (Boolean(user?.id) && (image.uploadedBy?.id === user?.id || image.patient?.id === user?.id)));
+  // AI analysis: analysis:run, on pictures the caller may open (api.md "AI analysis").
   const analysisHref = (image: MedicalImage) =>
-    role !== 'patient' && image.contentType !== 'application/pdf' && image.image_url !== null ? `/ai-analysis/${image.id}` : null;
+    can(user, 'analysis:run') && image.contentType !== 'application/pdf' && image.image_url !== null ? `/ai-analysis/${image.id}` : null;
   const onShare = sharing ? setSharingImage : undefined;
-  const onVerify = sharing ? setVerifying : undefined;
+  // "The sender or an admin sees image content without verification" (product.md): no Verify for them.
+  const onVerify = sharing && !readsAll ? setVerifying : undefined;
 
   function onDelete(image: MedicalImage, context: { lastOnPage: boolean; goBack: () => void }) {
     setPending({ image, ...context });
@@ -105,15 +113,15 @@ export function ViewImagesPage({ sharing, historyDialog }: { sharing?: SharingSl
     <div className="images-page">
       <title>View Medical Images · MediShare</title>
       <h1 className="page-title">View Medical Images</h1>
-      {role !== 'patient' && (
+      {uploads && (
         <ImageSection
           title="Uploaded Images"
-          list={isAdmin ? 'images' : 'my-images'}
+          list={readsAll ? 'images' : 'my-images'}
           emptyText="No uploaded images found."
-          note={isAdmin ? 'Every image in MediShare, whoever uploaded it.' : undefined}
+          note={readsAll ? 'Every image in MediShare, whoever uploaded it.' : undefined}
           variant="uploaded"
-          canDelete={isOwnerOrAdmin}
-          canShare={isOwnerOrAdmin}
+          canDelete={canDelete}
+          canShare={canShare}
           onOpen={setViewing}
           onDelete={onDelete}
           onShare={onShare}
@@ -130,7 +138,7 @@ export function ViewImagesPage({ sharing, historyDialog }: { sharing?: SharingSl
         list="shared-images"
         emptyText="No shared images found."
         variant="shared"
-        canDelete={isOwnerOrAdmin}
+        canDelete={canDelete}
         canShare={() => false}
         onOpen={setViewing}
         onDelete={onDelete}

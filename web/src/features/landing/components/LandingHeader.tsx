@@ -1,17 +1,19 @@
 import { Link } from 'react-router';
 import { useAppSelector } from '@/app/hooks';
 import { Logo } from '@/components/Logo';
-import { selectIsSignedIn } from '@/lib/session';
+import { homeRouteFor } from '@/lib/access';
+import { selectUser } from '@/lib/session';
 
 export function LandingHeader() {
-  const signedIn = useAppSelector(selectIsSignedIn);
+  const user = useAppSelector(selectUser);
   return (
     <header className="landing-header">
       <div className="container landing-header__bar">
         <Logo />
         <nav aria-label="Account" className="landing-header__nav">
-          {signedIn ? (
-            <Link to="/dashboard" className="btn btn--primary">
+          {user ? (
+            // Each person's home: patients have no dashboard (their images are theirs).
+            <Link to={homeRouteFor(user)} className="btn btn--primary">
               Dashboard
             </Link>
           ) : (

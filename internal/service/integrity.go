@@ -7,10 +7,58 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/medishare/medishare/internal/domain"
 )
+
+// IntegrityStore is what the checks of stored files need from the database.
+type IntegrityStore interface {
+	Transactor
+	AuditWriter
+	Image(ctx context.Context, id string) (domain.Image, error)
+	Preview(ctx context.Context, imageID string) (domain.Preview, error)
+	ClaimContentCheck(ctx context.Context, lease, recheck time.Duration) (string, error)
+	RecordContentCheck(ctx context.Context, imageID, failure string) (bool, error)
+	ScrubStatus(ctx context.Context) (domain.ScrubStatus, error)
+	ImageIDsAfter(ctx context.Context, after string) ([]string, error)
+	// BlobReferenced and PreviewReferenced report whether a record names an object.
+	BlobReferenced(ctx context.Context, key string) (bool, error)
+	PreviewReferenced(ctx context.Context, key string) (bool, error)
+}
+
+// IntegrityService keeps what the content store holds and what the records
+// say in agreement, both ways: the scrub reads every stored file and
+// preview against its record (S14), and the janitor removes objects that
+// no record names (S24). Both walk contents and previews alike, which is
+// why the janitor is here rather than with the uploads.
+type IntegrityService struct {
+	store  IntegrityStore
+	blobs  ContentStore
+	keys   KeyWrapper
+	logger *slog.Logger
+	now    Clock
+	// orphanAge is how old contents no record names must be before
+	// CollectOrphans removes them.
+	orphanAge time.Duration
+}
+
+// defaultOrphanAge is far above the longest upload (the server reads a
+// request for at most two minutes, S25), so contents stored moments before
+// their record commits are never taken for orphans, whatever the clocks of
+// the instances and the bucket say.
+const defaultOrphanAge = time.Hour
+
+// NewIntegrityService wires the checks of stored files; orphanAge is how
+// old an object no record names must be before it is removed (an hour
+// when zero).
+func NewIntegrityService(store IntegrityStore, blobs ContentStore, keys KeyWrapper, logger *slog.Logger, now Clock, orphanAge time.Duration) *IntegrityService {
+	if orphanAge <= 0 {
+		orphanAge = defaultOrphanAge
+	}
+	return &IntegrityService{store: store, blobs: blobs, keys: keys, logger: logger, now: now, orphanAge: orphanAge}
+}
 
 // The scrub's pace: downloads check each chunk, not the whole file's
 // SHA-256, so the scrub reads every stored file whole now and then (S14).
@@ -29,7 +77,7 @@ const (
 // what is wrong ("" when nothing is).
 // Errors: ENOTFOUND (no such image), EUNAVAILABLE (the store cannot be read
 // now: no finding).
-func (s *ImageService) CheckImage(ctx context.Context, id string) (string, error) {
+func (s *IntegrityService) CheckImage(ctx context.Context, id string) (string, error) {
 	im, err := s.store.Image(ctx, id)
 	if err != nil {
 		return "", err
@@ -57,7 +105,7 @@ func (s *ImageService) CheckImage(ctx context.Context, id string) (string, error
 	return reason, err
 }
 
-func (s *ImageService) checkPreview(ctx context.Context, imageID string) (string, error) {
+func (s *IntegrityService) checkPreview(ctx context.Context, imageID string) (string, error) {
 	pv, err := s.store.Preview(ctx, imageID)
 	if domain.ErrorKind(err) == domain.ENOTFOUND || (err == nil && pv.State != domain.PreviewReady) {
 		return "", nil
@@ -73,7 +121,7 @@ func (s *ImageService) checkPreview(ctx context.Context, imageID string) (string
 }
 
 // checkObject reads one stored object whole and says what is wrong with it.
-func (s *ImageService) checkObject(ctx context.Context, blobKey string, wrapped []byte, fileID string, size int64, sum []byte) (string, error) {
+func (s *IntegrityService) checkObject(ctx context.Context, blobKey string, wrapped []byte, fileID string, size int64, sum []byte) (string, error) {
 	key, err := s.keys.Unwrap(wrapped, fileID)
 	if err != nil {
 		return finding(ctx, err)
@@ -120,7 +168,7 @@ func finding(ctx context.Context, err error) (string, error) {
 // ago and more than a day ago), claiming it first so that no other
 // instance checks it at the same time. It reports whether one was due.
 // Errors: EUNAVAILABLE.
-func (s *ImageService) ScrubNext(ctx context.Context) (bool, error) {
+func (s *IntegrityService) ScrubNext(ctx context.Context) (bool, error) {
 	id, err := s.store.ClaimContentCheck(ctx, scrubLease, scrubRecheck)
 	if domain.ErrorKind(err) == domain.ENOTFOUND {
 		return false, nil
@@ -137,7 +185,7 @@ func (s *ImageService) ScrubNext(ctx context.Context) (bool, error) {
 // CheckAll checks every stored image once (CheckImage), in id order,
 // calling progress after each, and returns those found damaged.
 // Errors: EUNAVAILABLE, ctx's.
-func (s *ImageService) CheckAll(ctx context.Context, progress func(checked int)) ([]domain.ContentFailure, error) {
+func (s *IntegrityService) CheckAll(ctx context.Context, progress func(checked int)) ([]domain.ContentFailure, error) {
 	var damaged []domain.ContentFailure
 	checked, after := 0, ""
 	for {
@@ -162,11 +210,37 @@ func (s *ImageService) CheckAll(ctx context.Context, progress func(checked int))
 
 // ScrubStatus reports the checks of stored contents: how many images were
 // checked, the latest check, and the images whose last check failed (for
-// the admins' health panel). Errors: EFORBIDDEN (not an admin), EUNAVAILABLE.
-func (s *ImageService) ScrubStatus(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (domain.ScrubStatus, error) {
-	if !p.IsAdmin() {
-		return domain.ScrubStatus{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Reason: "scrub status: not an admin"},
-			forbidden("Only admins see the state of stored contents."))
+// the health panel). Errors: EFORBIDDEN (without system:monitor), EUNAVAILABLE.
+func (s *IntegrityService) ScrubStatus(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (domain.ScrubStatus, error) {
+	if err := require(ctx, s.store, p, domain.PermSystemMonitor, meta, forbidden("Only admins see the state of stored contents.")); err != nil {
+		return domain.ScrubStatus{}, err
 	}
 	return s.store.ScrubStatus(ctx)
+}
+
+// CollectOrphans removes contents and previews older than the orphan age
+// (an hour) that no record points at: what a crash between the two phases
+// of an upload or of storing a preview leaves, and the losing render of two
+// at once (S24). It returns how many it removed. Errors: EUNAVAILABLE.
+func (s *IntegrityService) CollectOrphans(ctx context.Context) (int, error) {
+	removed := 0
+	for prefix, referenced := range map[string]func(context.Context, string) (bool, error){
+		blobPrefix: s.store.BlobReferenced, previewPrefix: s.store.PreviewReferenced,
+	} {
+		err := s.blobs.Walk(ctx, prefix, s.now().Add(-s.orphanAge), func(key string) error {
+			ref, err := referenced(ctx, key)
+			if err != nil || ref {
+				return err
+			}
+			if err := s.blobs.Delete(ctx, key); err != nil {
+				return err
+			}
+			removed++
+			return nil
+		})
+		if err != nil {
+			return removed, err
+		}
+	}
+	return removed, nil
 }
