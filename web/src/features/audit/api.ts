@@ -113,6 +113,7 @@ export const ACTION_LABELS: Record<string, string> = {
   audit_export: 'Exported the audit log',
   settings_update: 'Changed settings',
   analyze: 'Analysed',
+  disclose: 'Sent to an outside AI service',
 };
 
 export function actionLabel(action: string): string {
