@@ -46,12 +46,12 @@ func adminCommand(ctx context.Context, args []string, getenv func(string) string
 		password, generated = secure.RandomToken(18), true
 	}
 
-	app, err := open(ctx, getenv, io.Discard)
+	prog, err := open(ctx, getenv, io.Discard)
 	if err != nil {
 		return err
 	}
-	defer app.close()
-	user, err := app.services.Registration.CreateAccount(ctx, *email, *username, password, domain.RoleAdmin, *firstname, *lastname)
+	defer prog.Close()
+	user, err := prog.Services.Registration.CreateAccount(ctx, *email, *username, password, domain.RoleAdmin, *firstname, *lastname)
 	if err != nil {
 		return fmt.Errorf("%s%s", domain.ErrorMessage(err), fieldList(err))
 	}
@@ -84,12 +84,12 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 	if len(args) != 1 || args[0] != "verify" {
 		return fmt.Errorf("audit needs the verify command: %w", errUsage)
 	}
-	app, err := open(ctx, getenv, io.Discard)
+	prog, err := open(ctx, getenv, io.Discard)
 	if err != nil {
 		return err
 	}
-	defer app.close()
-	report, err := app.store.VerifyAuditChain(ctx)
+	defer prog.Close()
+	report, err := prog.Store.VerifyAuditChain(ctx)
 	if err != nil {
 		return err
 	}
@@ -133,14 +133,14 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return err
 	}
-	app, err := open(ctx, getenv, io.Discard)
+	prog, err := open(ctx, getenv, io.Discard)
 	if err != nil {
 		return err
 	}
-	defer app.close()
+	defer prog.Close()
 	rotated := 0
 	for {
-		batch, err := app.store.KeysNotUnder(ctx, app.keys.KeyID())
+		batch, err := prog.Store.KeysNotUnder(ctx, prog.Keys.KeyID())
 		if err != nil {
 			return err
 		}
@@ -148,11 +148,11 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 			break
 		}
 		for _, k := range batch {
-			wrapped, err := app.keys.Rewrap(old, k.Wrapped, k.ImageID)
+			wrapped, err := prog.Keys.Rewrap(old, k.Wrapped, k.ImageID)
 			if err != nil {
 				return fmt.Errorf("image %s: its key is wrapped by neither the old nor the current master key", k.ImageID)
 			}
-			if err := app.store.SetWrappedKey(ctx, k.ImageID, wrapped, app.keys.KeyID()); err != nil {
+			if err := prog.Store.SetWrappedKey(ctx, k.ImageID, wrapped, prog.Keys.KeyID()); err != nil {
 				return err
 			}
 			rotated++
@@ -160,7 +160,7 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 	}
 	previews := 0
 	for {
-		batch, err := app.store.PreviewKeysNotUnder(ctx, app.keys.KeyID())
+		batch, err := prog.Store.PreviewKeysNotUnder(ctx, prog.Keys.KeyID())
 		if err != nil {
 			return err
 		}
@@ -168,25 +168,25 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 			break
 		}
 		for _, pv := range batch {
-			wrapped, err := app.keys.Rewrap(old, pv.WrappedKey, pv.FileID())
+			wrapped, err := prog.Keys.Rewrap(old, pv.WrappedKey, pv.FileID())
 			if err != nil {
 				return fmt.Errorf("preview of image %s: its key is wrapped by neither the old nor the current master key", pv.ImageID)
 			}
-			if err := app.store.SetPreviewWrappedKey(ctx, pv.ImageID, wrapped, app.keys.KeyID()); err != nil {
+			if err := prog.Store.SetPreviewWrappedKey(ctx, pv.ImageID, wrapped, prog.Keys.KeyID()); err != nil {
 				return err
 			}
 			previews++
 		}
 	}
-	messages, err := resealAll(ctx, app, oldTexts, "message", app.store.MessagesNotUnder, app.store.SetMessageSealed)
+	messages, err := resealAll(ctx, prog, oldTexts, "message", prog.Store.MessagesNotUnder, prog.Store.SetMessageSealed)
 	if err != nil {
 		return err
 	}
-	analyses, err := resealAll(ctx, app, oldTexts, "analysis", app.store.AnalysesNotUnder, app.store.SetAnalysisSealed)
+	analyses, err := resealAll(ctx, prog, oldTexts, "analysis", prog.Store.AnalysesNotUnder, prog.Store.SetAnalysisSealed)
 	if err != nil {
 		return err
 	}
-	mails, err := resealAll(ctx, app, oldTexts, "queued mail", app.store.MailNotUnder, app.store.SetMailSealed)
+	mails, err := resealAll(ctx, prog, oldTexts, "queued mail", prog.Store.MailNotUnder, prog.Store.SetMailSealed)
 	if err != nil {
 		return err
 	}
@@ -198,16 +198,16 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 // resealAll re-seals, under the current master key, every sealed text that
 // list still finds under another (messages, analyses), a batch at a time;
 // what names the record kind in an error.
-func resealAll(ctx context.Context, app *app, old *secure.TextSealer, what string,
+func resealAll(ctx context.Context, prog *program, old *secure.TextSealer, what string,
 	list func(context.Context, []byte) ([]postgres.SealedText, error), set func(context.Context, string, []byte) error) (int, error) {
 	done := 0
 	for {
-		batch, err := list(ctx, app.texts.KeyID())
+		batch, err := list(ctx, prog.Texts.KeyID())
 		if err != nil || len(batch) == 0 {
 			return done, err
 		}
 		for _, t := range batch {
-			sealed, err := app.texts.Reseal(old, t.ID, t.Sealed)
+			sealed, err := prog.Texts.Reseal(old, t.ID, t.Sealed)
 			if err != nil {
 				return done, fmt.Errorf("%s %s: sealed by neither the old nor the current master key", what, t.ID)
 			}
@@ -227,13 +227,13 @@ func contentsCommand(ctx context.Context, args []string, getenv func(string) str
 	if len(args) != 1 || args[0] != "verify" {
 		return fmt.Errorf("contents needs the verify command: %w", errUsage)
 	}
-	app, err := open(ctx, getenv, io.Discard)
+	prog, err := open(ctx, getenv, io.Discard)
 	if err != nil {
 		return err
 	}
-	defer app.close()
+	defer prog.Close()
 	total := 0
-	damaged, err := app.services.Images.CheckAll(ctx, func(checked int) {
+	damaged, err := prog.Services.Images.CheckAll(ctx, func(checked int) {
 		total = checked
 		if checked%100 == 0 {
 			_, _ = fmt.Fprintf(stderr, "checked %d images\n", checked) // progress only
