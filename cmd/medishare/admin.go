@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/secure"
-	"github.com/medishare/medishare/internal/store/postgres"
 )
 
 // adminCommand runs `medishare admin create --email E --firstname F --lastname L [--password-file P]`.
@@ -100,10 +100,9 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 	return err
 }
 
-// keysCommand runs `medishare keys rotate --old-key-file F`: every file and
-// preview key still wrapped by the old master key is re-wrapped by the
-// current one (MEDISHARE_MASTER_KEY), and every message text sealed under
-// it is sealed again; file contents are not touched.
+// keysCommand runs `medishare keys rotate --old-key-file F`: everything
+// the old master key protects is moved to the current one
+// (MEDISHARE_MASTER_KEY) by service.KeyRotationService.
 func keysCommand(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	if len(args) == 0 || args[0] != "rotate" {
 		return fmt.Errorf("keys needs the rotate command: %w", errUsage)
@@ -125,98 +124,21 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return fmt.Errorf("%s: not base64", *oldFile)
 	}
-	old, err := secure.NewEnvelope(oldKey)
-	if err != nil {
-		return err
-	}
-	oldTexts, err := secure.NewTextSealer(oldKey)
-	if err != nil {
-		return err
-	}
 	prog, err := open(ctx, getenv, io.Discard)
 	if err != nil {
 		return err
 	}
 	defer prog.Close()
-	rotated := 0
-	for {
-		batch, err := prog.Store.KeysNotUnder(ctx, prog.Keys.KeyID())
-		if err != nil {
-			return err
-		}
-		if len(batch) == 0 {
-			break
-		}
-		for _, k := range batch {
-			wrapped, err := prog.Keys.Rewrap(old, k.Wrapped, k.ImageID)
-			if err != nil {
-				return fmt.Errorf("image %s: its key is wrapped by neither the old nor the current master key", k.ImageID)
-			}
-			if err := prog.Store.SetWrappedKey(ctx, k.ImageID, wrapped, prog.Keys.KeyID()); err != nil {
-				return err
-			}
-			rotated++
-		}
+	n, err := prog.KeyRotation.Rotate(ctx, oldKey)
+	if domain.ErrorKind(err) == domain.EINVALID {
+		return errors.New(domain.ErrorMessage(err)) // names the key or the record at fault
 	}
-	previews := 0
-	for {
-		batch, err := prog.Store.PreviewKeysNotUnder(ctx, prog.Keys.KeyID())
-		if err != nil {
-			return err
-		}
-		if len(batch) == 0 {
-			break
-		}
-		for _, pv := range batch {
-			wrapped, err := prog.Keys.Rewrap(old, pv.WrappedKey, pv.FileID())
-			if err != nil {
-				return fmt.Errorf("preview of image %s: its key is wrapped by neither the old nor the current master key", pv.ImageID)
-			}
-			if err := prog.Store.SetPreviewWrappedKey(ctx, pv.ImageID, wrapped, prog.Keys.KeyID()); err != nil {
-				return err
-			}
-			previews++
-		}
-	}
-	messages, err := resealAll(ctx, prog, oldTexts, "message", prog.Store.MessagesNotUnder, prog.Store.SetMessageSealed)
-	if err != nil {
-		return err
-	}
-	analyses, err := resealAll(ctx, prog, oldTexts, "analysis", prog.Store.AnalysesNotUnder, prog.Store.SetAnalysisSealed)
-	if err != nil {
-		return err
-	}
-	mails, err := resealAll(ctx, prog, oldTexts, "queued mail", prog.Store.MailNotUnder, prog.Store.SetMailSealed)
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(stdout, "re-wrapped %d file keys and %d preview keys, and re-sealed %d messages, %d analyses and %d queued mails, under the current master key\n",
-		rotated, previews, messages, analyses, mails)
+		n.FileKeys, n.PreviewKeys, n.Messages, n.Analyses, n.Mails)
 	return err
-}
-
-// resealAll re-seals, under the current master key, every sealed text that
-// list still finds under another (messages, analyses), a batch at a time;
-// what names the record kind in an error.
-func resealAll(ctx context.Context, prog *program, old *secure.TextSealer, what string,
-	list func(context.Context, []byte) ([]postgres.SealedText, error), set func(context.Context, string, []byte) error) (int, error) {
-	done := 0
-	for {
-		batch, err := list(ctx, prog.Texts.KeyID())
-		if err != nil || len(batch) == 0 {
-			return done, err
-		}
-		for _, t := range batch {
-			sealed, err := prog.Texts.Reseal(old, t.ID, t.Sealed)
-			if err != nil {
-				return done, fmt.Errorf("%s %s: sealed by neither the old nor the current master key", what, t.ID)
-			}
-			if err := set(ctx, t.ID, sealed); err != nil {
-				return done, err
-			}
-			done++
-		}
-	}
 }
 
 // contentsCommand runs `medishare contents verify`: every stored file is

@@ -67,17 +67,19 @@ type Parts struct {
 // Stack is a built server: its pool, store, services and router. Start
 // runs its background loops; Close releases it.
 type Stack struct {
-	DB        *postgres.DB
-	Store     *postgres.Store
-	Services  *service.Services
-	Keys      *secure.Envelope   // the current master key's envelope
-	Texts     *secure.TextSealer // the current master key's sealer
-	Previews  *medimg.Previewer
-	Readiness *httpapi.Readiness
-	Metrics   *httpapi.Metrics // nil unless Parts.Metrics
-	Handler   http.Handler     // the router: API, health checks, the app
-	Blobs     Blobs
-	Logger    *slog.Logger
+	DB       *postgres.DB
+	Store    *postgres.Store
+	Services *service.Services
+	// KeyRotation moves what a previous master key protects to this one.
+	KeyRotation *service.KeyRotationService
+	Keys        *secure.Envelope   // the current master key's envelope
+	Texts       *secure.TextSealer // the current master key's sealer
+	Previews    *medimg.Previewer
+	Readiness   *httpapi.Readiness
+	Metrics     *httpapi.Metrics // nil unless Parts.Metrics
+	Handler     http.Handler     // the router: API, health checks, the app
+	Blobs       Blobs
+	Logger      *slog.Logger
 
 	janitorEvery, scrubEvery time.Duration
 }
@@ -114,7 +116,8 @@ func New(ctx context.Context, p Parts) (*Stack, error) {
 		Analyzers: p.Analyzers,
 		Logger:    p.Logger, Now: p.Now,
 	})
-	s := &Stack{DB: db, Store: store, Services: services, Keys: envelope, Texts: texts, Previews: previews,
+	s := &Stack{DB: db, Store: store, Services: services, Keys: envelope,
+		KeyRotation: service.NewKeyRotationService(store, envelope, texts), Texts: texts, Previews: previews,
 		Blobs: p.Blobs, Logger: p.Logger, janitorEvery: p.JanitorEvery, scrubEvery: p.ScrubEvery}
 	s.Readiness = httpapi.NewReadiness(
 		httpapi.Check{Name: "database", Ping: db.Ping},
