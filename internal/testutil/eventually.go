@@ -34,3 +34,14 @@ func Eventually(t testing.TB, what string, cond func() bool) {
 		wait = min(2*wait, 100*time.Millisecond)
 	}
 }
+
+// Slow skips the test under `go test -short`, the fast tier: the test
+// starts real processes (the program, a PostgreSQL cluster of its own),
+// stops them under load, or reads large corpora. `go test` without -short
+// runs it.
+func Slow(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("slow: not in the -short tier")
+	}
+}
