@@ -405,17 +405,13 @@ func (a *App) SignUp(t testing.TB, role string) *Person {
 	return p
 }
 
-// SignIn signs the person in and keeps the access token.
-func (p *Person) SignIn(t testing.TB) *Response {
+// SignIn signs the person in (testutil.SignIn) and keeps the access token
+// and the id; the client keeps the refresh cookie.
+func (p *Person) SignIn(t testing.TB) testutil.Session {
 	t.Helper()
-	r := p.Do(t, "POST", "/api/auth/login", map[string]string{"email": p.Email, "password": p.Password})
-	if r.Status != http.StatusOK {
-		t.Fatalf("login %s: %d %s", p.Email, r.Status, r.Raw)
-	}
-	p.Token = r.Data()["token"].(string)
-	user := r.Data()["user"].(map[string]any)
-	p.ID = user["id"].(string)
-	return r
+	s := testutil.SignIn(t, p.http, p.app.URL, p.Email, p.Password, http.StatusOK)
+	p.Token, p.ID = s.Token, s.ID
+	return s
 }
 
 // Mailbox is an SMTP server that keeps every message it receives.
