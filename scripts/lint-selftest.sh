@@ -43,7 +43,7 @@ plant internal/store/postgres/zz_lint_selftest.go postgres $mod/internal/service
 plant internal/medimg/zz_lint_selftest.go medimg $mod/internal/store/postgres/db
 plant internal/mail/zz_lint_selftest.go mail $mod/internal/config
 plant internal/app/zz_lint_selftest.go app $mod/internal/config
-plant internal/config/zz_lint_selftest.go config $mod/internal/app
+plant internal/bench/zz_lint_selftest.go bench $mod/internal/app
 # Allowed: an external test package may use the test harnesses.
 plant internal/httpapi/zz_lint_selftest_test.go httpapi_test $mod/internal/testutil/apptest
 
@@ -70,7 +70,7 @@ expect internal/store/postgres/zz_lint_selftest.go $mod/internal/service
 expect internal/medimg/zz_lint_selftest.go $mod/internal/store/postgres/db
 expect internal/mail/zz_lint_selftest.go $mod/internal/config
 expect internal/app/zz_lint_selftest.go $mod/internal/config
-expect internal/config/zz_lint_selftest.go $mod/internal/app
+expect internal/bench/zz_lint_selftest.go $mod/internal/app
 if grep -q '^internal/httpapi/zz_lint_selftest_test\.go:' "$out"; then
 	echo "lint self-test: FAIL: a test file's use of apptest was reported" >&2
 	fail=1
