@@ -211,6 +211,7 @@ func TestOutboxRetriesWithBackoff(t *testing.T) {
 	if err := o.Queue(context.Background(), mail.Message{To: "p@clinic.test", Subject: "retried", Text: "x"}); err != nil {
 		t.Fatal(err)
 	}
+	o.Wake() // as the events listener does on the commit's notice
 	ctx := context.Background()
 	var due time.Time // since when the attempt could be made
 	if err := f.db.QueryRow(ctx, "SELECT created_at FROM mail_outbox").Scan(&due); err != nil {
@@ -251,6 +252,7 @@ func TestOutboxGivesUpARefusedAddress(t *testing.T) {
 	if err := o.Queue(context.Background(), mail.Message{To: "p@clinic.test", Subject: "refused", Text: "x"}); err != nil {
 		t.Fatal(err)
 	}
+	o.Wake() // as the events listener does on the commit's notice
 	testutil.Eventually(t, "the refused mail to be dropped", func() bool { return f.queued(t) == 0 })
 	if _, tries := refused.count(); tries != 1 || o.Failed() != 1 {
 		t.Errorf("%d attempts, %d failures; want one of each", tries, o.Failed())
