@@ -47,7 +47,8 @@ func waitEvent(t *testing.T, base, token string, stream *<-chan string, id, last
 
 // waitListening waits until an instance listens for events on the
 // database at dbURL again (after a restart: its LISTEN connection comes
-// back by itself, after 1 s and then longer, up to 10 s).
+// back by itself, after 1 s and then longer, up to 10 s): a backend whose
+// last statement, LISTEN, has finished.
 func waitListening(t *testing.T, dbURL string) {
 	t.Helper()
 	testutil.Eventually(t, "the server's LISTEN connection", func() bool {
@@ -58,7 +59,7 @@ func waitListening(t *testing.T, dbURL string) {
 		}
 		defer func() { _ = conn.Close(ctx) }() // read only
 		var n int
-		err = conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`).Scan(&n)
+		err = conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%' AND state = 'idle'`).Scan(&n)
 		return err == nil && n > 0
 	})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/medishare/medishare/internal/secure"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
 	"github.com/medishare/medishare/internal/testutil/proctest"
 )
@@ -52,7 +53,11 @@ func BenchmarkMessages(b *testing.B) {
 	proctest.Start(b, proctest.Built(b), env2, os.Stderr)
 	proctest.WaitStatus(b, two+"/readyz", http.StatusOK)
 	providerToken, providerID := proctest.SignInDemo(b, env, "healthProvider")
-	patientToken, patientID := proctest.SignInDemo(b, env, "patient")
+	// The patient signs in on two, whose stream is read: a token names the
+	// instance that issued it (its public URL).
+	patient := proctest.ReadDemoAccount(b, env, "patient")
+	session := testutil.SignIn(b, http.DefaultClient, two, patient.Email, patient.Password, http.StatusOK)
+	patientToken, patientID := session.Token, session.ID
 
 	// Delivery: each message sent through one, timed until the patient's
 	// stream on two has it.
