@@ -72,15 +72,11 @@ type Stack struct {
 	Services *service.Services
 	// KeyRotation moves what a previous master key protects to this one.
 	KeyRotation *service.KeyRotationService
-	Keys        *secure.Envelope   // the current master key's envelope
-	Texts       *secure.TextSealer // the current master key's sealer
-	Previews    *medimg.Previewer
 	Readiness   *httpapi.Readiness
 	Metrics     *httpapi.Metrics // nil unless Parts.Metrics
 	Handler     http.Handler     // the router: API, health checks, the app
-	Blobs       Blobs
-	Logger      *slog.Logger
 
+	logger                   *slog.Logger
 	janitorEvery, scrubEvery time.Duration
 }
 
@@ -116,9 +112,9 @@ func New(ctx context.Context, p Parts) (*Stack, error) {
 		Analyzers: p.Analyzers,
 		Logger:    p.Logger, Now: p.Now,
 	})
-	s := &Stack{DB: db, Store: store, Services: services, Keys: envelope,
-		KeyRotation: service.NewKeyRotationService(store, envelope, texts), Texts: texts, Previews: previews,
-		Blobs: p.Blobs, Logger: p.Logger, janitorEvery: p.JanitorEvery, scrubEvery: p.ScrubEvery}
+	s := &Stack{DB: db, Store: store, Services: services,
+		KeyRotation: service.NewKeyRotationService(store, envelope, texts),
+		logger:      p.Logger, janitorEvery: p.JanitorEvery, scrubEvery: p.ScrubEvery}
 	s.Readiness = httpapi.NewReadiness(
 		httpapi.Check{Name: "database", Ping: db.Ping},
 		httpapi.Check{Name: "storage", Ping: p.Blobs.Ping},

@@ -16,7 +16,7 @@ import (
 func (s *Stack) Start() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { s.DB.Listen(ctx, s.Logger, s.Services.Deliver, s.Services.Resync) })
+	wg.Go(func() { s.DB.Listen(ctx, s.logger, s.Services.Deliver, s.Services.Resync) })
 	wg.Go(func() { s.Services.Outbox.Run(ctx) })
 	if s.janitorEvery > 0 {
 		wg.Go(func() { s.collectOrphans(ctx) })
@@ -40,15 +40,15 @@ func (s *Stack) collectOrphans(ctx context.Context) {
 		switch {
 		case err != nil:
 			if ctx.Err() == nil {
-				s.Logger.Warn("janitor", "err", err)
+				s.logger.Warn("janitor", "err", err)
 			}
 		case n > 0:
-			s.Logger.Info("janitor removed unreferenced contents", "count", n)
+			s.logger.Info("janitor removed unreferenced contents", "count", n)
 			fallthrough
 		default:
 			// Every pass, so that its pace can be followed (tests of
 			// several instances' janitors read it).
-			s.Logger.Debug("janitor pass", "removed", n)
+			s.logger.Debug("janitor pass", "removed", n)
 		}
 		select {
 		case <-ctx.Done():
@@ -73,7 +73,7 @@ func (s *Stack) scrubContents(ctx context.Context) {
 		case <-ticker.C:
 		}
 		if _, err := s.Services.Images.ScrubNext(ctx); err != nil && ctx.Err() == nil {
-			s.Logger.Warn("scrub", "err", err)
+			s.logger.Warn("scrub", "err", err)
 		}
 	}
 }
