@@ -85,7 +85,7 @@ test-e2e: build packages
 ## bench: upload/download throughput, CPU per download, previews, server and preview memory, lists at 100,000 records and the audit log at a million entries, against the real process; writes docs/performance.md
 bench: build
 	scripts/apt-ensure.sh wrk:wrk
-	BENCH_REPORT=$(CURDIR)/docs/performance.md go test -run '^$$' -bench 'BenchmarkTransfers|BenchmarkContents|BenchmarkPreviewMemory|BenchmarkLists|BenchmarkMessages' -benchtime 1x -timeout 60m ./cmd/medishare/
+	BENCH_REPORT=$(CURDIR)/docs/performance.md go test -run '^$$' -bench 'BenchmarkTransfers|BenchmarkContents|BenchmarkPreviewMemory|BenchmarkLists|BenchmarkMessages' -benchtime 1x -timeout 60m ./internal/bench/
 	@cat docs/performance.md
 
 ## bench-peer: MediShare beside Orthanc (installs Debian's orthanc, orthanc-postgresql and wrk); writes docs/performance.md
@@ -94,7 +94,7 @@ bench-peer: build
 
 ## soak: a mixed workload (sign-ins, lists, uploads, downloads, previews, shares, verifications, messages) at SOAK_RATE requests a second (50) for SOAK_DURATION (15m) against one real process: errors, p99 per route, the server's memory over time; writes docs/performance.md
 soak: build
-	BENCH_REPORT=$(CURDIR)/docs/performance.md go test -run '^$$' -bench BenchmarkSoak -benchtime 1x -timeout 40m ./cmd/medishare/
+	BENCH_REPORT=$(CURDIR)/docs/performance.md go test -run '^$$' -bench BenchmarkSoak -benchtime 1x -timeout 40m ./internal/bench/
 
 ## generate: regenerate the sqlc code from migrations/ and internal/store/postgres/queries/
 generate: $(SQLC)

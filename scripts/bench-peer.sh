@@ -21,4 +21,4 @@ scripts/apt-ensure.sh Orthanc:orthanc /usr/share/orthanc/plugins/libOrthancPostg
 # The cluster the benchmark's databases live in (pgtest starts the same one).
 PG_FAST=1 scripts/pg.sh start data/postgres-test "${MEDISHARE_TEST_PG_PORT:-54330}" >/dev/null
 
-BENCH_REPORT="$root/docs/performance.md" go test -run '^$' -bench '^BenchmarkPeer$' -benchtime 1x -timeout 60m ./cmd/medishare/
+BENCH_REPORT="$root/docs/performance.md" go test -run '^$' -bench '^BenchmarkPeer$' -benchtime 1x -timeout 60m ./internal/bench/

@@ -46,7 +46,7 @@ done
 # Every package of the project that a rule covers or names, empty.
 for pkg in migrations internal/domain internal/service internal/httpapi internal/config \
 	internal/store/postgres internal/store/postgres/db internal/secure internal/medimg \
-	internal/mail internal/blob internal/testutil/apptest internal/testutil/s3test; do
+	internal/mail internal/blob internal/app internal/bench internal/testutil/apptest internal/testutil/s3test; do
 	mkdir -p "$tmp/$pkg"
 	printf 'package %s\n' "$(basename "$pkg")" >"$tmp/$pkg/doc.go"
 done
@@ -71,6 +71,8 @@ plant internal/httpapi/zz_lint_selftest.go httpapi $mod/internal/store/postgres/
 plant internal/store/postgres/zz_lint_selftest.go postgres $mod/internal/service
 plant internal/medimg/zz_lint_selftest.go medimg $mod/internal/store/postgres/db
 plant internal/mail/zz_lint_selftest.go mail $mod/internal/config
+plant internal/app/zz_lint_selftest.go app $mod/internal/config
+plant internal/bench/zz_lint_selftest.go bench $mod/internal/app
 # Allowed: an external test package may use the test harnesses.
 plant internal/httpapi/zz_lint_selftest_test.go httpapi_test $mod/internal/testutil/apptest
 
@@ -99,6 +101,8 @@ expect internal/httpapi/zz_lint_selftest.go $mod/internal/testutil/s3test
 expect internal/store/postgres/zz_lint_selftest.go $mod/internal/service
 expect internal/medimg/zz_lint_selftest.go $mod/internal/store/postgres/db
 expect internal/mail/zz_lint_selftest.go $mod/internal/config
+expect internal/app/zz_lint_selftest.go $mod/internal/config
+expect internal/bench/zz_lint_selftest.go $mod/internal/app
 if grep -q '^internal/httpapi/zz_lint_selftest_test\.go:' "$out"; then
 	echo "lint self-test: FAIL: a test file's use of apptest was reported" >&2
 	fail=1

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/secure"
-	"github.com/medishare/medishare/internal/store/postgres"
 )
 
 // adminCommand runs `medishare admin create --email E --firstname F --lastname L [--password-file P]`.
@@ -46,12 +46,12 @@ func adminCommand(ctx context.Context, args []string, getenv func(string) string
 		password, generated = secure.RandomToken(18), true
 	}
 
-	app, err := open(ctx, getenv, io.Discard)
+	prog, err := open(ctx, getenv, io.Discard)
 	if err != nil {
 		return err
 	}
-	defer app.close()
-	user, err := app.services.Registration.CreateAccount(ctx, *email, *username, password, domain.RoleAdmin, *firstname, *lastname)
+	defer prog.Close()
+	user, err := prog.Services.Registration.CreateAccount(ctx, *email, *username, password, domain.RoleAdmin, *firstname, *lastname)
 	if err != nil {
 		return fmt.Errorf("%s%s", domain.ErrorMessage(err), fieldList(err))
 	}
@@ -84,12 +84,12 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 	if len(args) != 1 || args[0] != "verify" {
 		return fmt.Errorf("audit needs the verify command: %w", errUsage)
 	}
-	app, err := open(ctx, getenv, io.Discard)
+	prog, err := open(ctx, getenv, io.Discard)
 	if err != nil {
 		return err
 	}
-	defer app.close()
-	report, err := app.store.VerifyAuditChain(ctx)
+	defer prog.Close()
+	report, err := prog.Store.VerifyAuditChain(ctx)
 	if err != nil {
 		return err
 	}
@@ -100,10 +100,9 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 	return err
 }
 
-// keysCommand runs `medishare keys rotate --old-key-file F`: every file and
-// preview key still wrapped by the old master key is re-wrapped by the
-// current one (MEDISHARE_MASTER_KEY), and every message text sealed under
-// it is sealed again; file contents are not touched.
+// keysCommand runs `medishare keys rotate --old-key-file F`: everything
+// the old master key protects is moved to the current one
+// (MEDISHARE_MASTER_KEY) by service.KeyRotationService.
 func keysCommand(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	if len(args) == 0 || args[0] != "rotate" {
 		return fmt.Errorf("keys needs the rotate command: %w", errUsage)
@@ -125,98 +124,21 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return fmt.Errorf("%s: not base64", *oldFile)
 	}
-	old, err := secure.NewEnvelope(oldKey)
+	prog, err := open(ctx, getenv, io.Discard)
 	if err != nil {
 		return err
 	}
-	oldTexts, err := secure.NewTextSealer(oldKey)
-	if err != nil {
-		return err
+	defer prog.Close()
+	n, err := prog.KeyRotation.Rotate(ctx, oldKey)
+	if domain.ErrorKind(err) == domain.EINVALID {
+		return errors.New(domain.ErrorMessage(err)) // names the key or the record at fault
 	}
-	app, err := open(ctx, getenv, io.Discard)
-	if err != nil {
-		return err
-	}
-	defer app.close()
-	rotated := 0
-	for {
-		batch, err := app.store.KeysNotUnder(ctx, app.keys.KeyID())
-		if err != nil {
-			return err
-		}
-		if len(batch) == 0 {
-			break
-		}
-		for _, k := range batch {
-			wrapped, err := app.keys.Rewrap(old, k.Wrapped, k.ImageID)
-			if err != nil {
-				return fmt.Errorf("image %s: its key is wrapped by neither the old nor the current master key", k.ImageID)
-			}
-			if err := app.store.SetWrappedKey(ctx, k.ImageID, wrapped, app.keys.KeyID()); err != nil {
-				return err
-			}
-			rotated++
-		}
-	}
-	previews := 0
-	for {
-		batch, err := app.store.PreviewKeysNotUnder(ctx, app.keys.KeyID())
-		if err != nil {
-			return err
-		}
-		if len(batch) == 0 {
-			break
-		}
-		for _, pv := range batch {
-			wrapped, err := app.keys.Rewrap(old, pv.WrappedKey, pv.FileID())
-			if err != nil {
-				return fmt.Errorf("preview of image %s: its key is wrapped by neither the old nor the current master key", pv.ImageID)
-			}
-			if err := app.store.SetPreviewWrappedKey(ctx, pv.ImageID, wrapped, app.keys.KeyID()); err != nil {
-				return err
-			}
-			previews++
-		}
-	}
-	messages, err := resealAll(ctx, app, oldTexts, "message", app.store.MessagesNotUnder, app.store.SetMessageSealed)
-	if err != nil {
-		return err
-	}
-	analyses, err := resealAll(ctx, app, oldTexts, "analysis", app.store.AnalysesNotUnder, app.store.SetAnalysisSealed)
-	if err != nil {
-		return err
-	}
-	mails, err := resealAll(ctx, app, oldTexts, "queued mail", app.store.MailNotUnder, app.store.SetMailSealed)
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(stdout, "re-wrapped %d file keys and %d preview keys, and re-sealed %d messages, %d analyses and %d queued mails, under the current master key\n",
-		rotated, previews, messages, analyses, mails)
+		n.FileKeys, n.PreviewKeys, n.Messages, n.Analyses, n.Mails)
 	return err
-}
-
-// resealAll re-seals, under the current master key, every sealed text that
-// list still finds under another (messages, analyses), a batch at a time;
-// what names the record kind in an error.
-func resealAll(ctx context.Context, app *app, old *secure.TextSealer, what string,
-	list func(context.Context, []byte) ([]postgres.SealedText, error), set func(context.Context, string, []byte) error) (int, error) {
-	done := 0
-	for {
-		batch, err := list(ctx, app.texts.KeyID())
-		if err != nil || len(batch) == 0 {
-			return done, err
-		}
-		for _, t := range batch {
-			sealed, err := app.texts.Reseal(old, t.ID, t.Sealed)
-			if err != nil {
-				return done, fmt.Errorf("%s %s: sealed by neither the old nor the current master key", what, t.ID)
-			}
-			if err := set(ctx, t.ID, sealed); err != nil {
-				return done, err
-			}
-			done++
-		}
-	}
 }
 
 // contentsCommand runs `medishare contents verify`: every stored file is
@@ -227,13 +149,13 @@ func contentsCommand(ctx context.Context, args []string, getenv func(string) str
 	if len(args) != 1 || args[0] != "verify" {
 		return fmt.Errorf("contents needs the verify command: %w", errUsage)
 	}
-	app, err := open(ctx, getenv, io.Discard)
+	prog, err := open(ctx, getenv, io.Discard)
 	if err != nil {
 		return err
 	}
-	defer app.close()
+	defer prog.Close()
 	total := 0
-	damaged, err := app.services.Integrity.CheckAll(ctx, func(checked int) {
+	damaged, err := prog.Services.Integrity.CheckAll(ctx, func(checked int) {
 		total = checked
 		if checked%100 == 0 {
 			_, _ = fmt.Fprintf(stderr, "checked %d images\n", checked) // progress only

@@ -11,11 +11,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
+	"github.com/medishare/medishare/internal/testutil/proctest"
 )
 
 func TestAdminCreateAndAuditVerify(t *testing.T) {
-	env := devEnv(t, pgtest.NewDatabase(t))
+	env := proctest.Env(t, pgtest.NewDatabase(t))
 	getenv := func(k string) string { return env[k] }
 	ctx := context.Background()
 
@@ -56,11 +58,12 @@ func TestAdminCreateAndAuditVerify(t *testing.T) {
 }
 
 func TestDemoAccountsInDevelopmentOnly(t *testing.T) {
+	testutil.Slow(t)
 	url := pgtest.NewDatabase(t)
-	env := devEnv(t, url)
+	env := proctest.Env(t, url)
 	var logs bytes.Buffer
 	cmd := startProgram(t, env, &logs)
-	waitStatus(t, "http://"+env["MEDISHARE_ADDR"]+"/readyz", 200)
+	proctest.WaitStatus(t, proctest.Base(env)+"/readyz", 200)
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 
@@ -85,15 +88,16 @@ func TestDemoAccountsInDevelopmentOnly(t *testing.T) {
 }
 
 func TestDemoImagesOnAFreshDatabase(t *testing.T) {
+	testutil.Slow(t)
 	url := pgtest.NewDatabase(t)
-	env := devEnv(t, url)
+	env := proctest.Env(t, url)
 	env["MEDISHARE_DEMO_IMAGES"] = "true"
-	base := "http://" + env["MEDISHARE_ADDR"]
+	base := proctest.Base(env)
 	for start := range 2 { // the second start finds them there and adds none
 		cmd := startProgram(t, env, io.Discard)
-		waitStatus(t, base+"/readyz", 200)
-		token, _ := signInDemo(t, env, base, "patient")
-		status, body := apiJSON(t, "GET", base+"/api/audit/logs?about=images&limit=20", token, nil)
+		proctest.WaitStatus(t, base+"/readyz", 200)
+		token, _ := proctest.SignInDemo(t, env, "patient")
+		status, body := proctest.APIJSON(t, "GET", base+"/api/audit/logs?about=images&limit=20", token, nil)
 		var page struct {
 			Data []struct {
 				Actiontype string

@@ -9,36 +9,25 @@ import (
 	"time"
 
 	"github.com/medishare/medishare/internal/analysis"
+	"github.com/medishare/medishare/internal/app"
 	"github.com/medishare/medishare/internal/blob"
 	"github.com/medishare/medishare/internal/config"
 	"github.com/medishare/medishare/internal/mail"
-	"github.com/medishare/medishare/internal/medimg"
-	"github.com/medishare/medishare/internal/secure"
-	"github.com/medishare/medishare/internal/service"
 	"github.com/medishare/medishare/internal/store/postgres"
+	"github.com/medishare/medishare/web"
 )
 
-// app is the wired program: configuration, database, services.
-type app struct {
-	cfg      *config.Config
-	logger   *slog.Logger
-	db       *postgres.DB
-	store    *postgres.Store
-	services *service.Services
-	blobs    blobStore
-	keys     *secure.Envelope
-	texts    *secure.TextSealer
-	previews *medimg.Previewer
+// program is the configured application: its configuration, its logger
+// and the stack built from them.
+type program struct {
+	cfg    *config.Config
+	logger *slog.Logger
+	*app.Stack
 }
 
-// blobStore is the content store with its health check.
-type blobStore interface {
-	service.ContentStore
-	Ping(ctx context.Context) error
-}
-
-// open loads the configuration, applies migrations and builds the services.
-func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*app, error) {
+// open loads the configuration, applies migrations and builds the stack
+// from the parts the configuration names.
+func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*program, error) {
 	cfg, err := loadConfig(getenv)
 	if err != nil {
 		return nil, err
@@ -54,60 +43,40 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*a
 	if err != nil {
 		return nil, fmt.Errorf("apply migrations: %w", err)
 	}
-	db, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.PoolOptions{MaxConns: cfg.DBMaxConns, StatementTimeout: cfg.DBStatementTimeout})
-	if err != nil {
-		return nil, err
-	}
-	keys, err := secure.NewKeys(cfg.MasterKey)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
 	mailer, err := newMailer(cfg, logger)
 	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	envelope, err := secure.NewEnvelope(cfg.MasterKey)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	texts, err := secure.NewTextSealer(cfg.MasterKey)
-	if err != nil {
-		db.Close()
 		return nil, err
 	}
 	blobs, err := newBlobStore(ctx, cfg)
 	if err != nil {
-		db.Close()
 		return nil, err
 	}
-
 	var analyzers []analysis.Analyzer
 	if cfg.AI.BaseURL != "" {
 		external, err := analysis.NewOpenAI(analysis.OpenAIConfig{BaseURL: cfg.AI.BaseURL, APIKey: cfg.AI.APIKey, Model: cfg.AI.Model, Timeout: cfg.AI.Timeout})
 		if err != nil {
-			db.Close()
 			return nil, err
 		}
 		analyzers = append(analyzers, external)
 	}
-
-	store := postgres.NewStore(db)
-	previews := medimg.NewPreviewer(previewBudget(cfg.MemoryLimit))
-	services := service.New(service.Config{
-		Store: store, Blobs: blobs, Keys: envelope, Texts: texts, Secrets: keys, Passwords: secure.NewPasswords(4),
-		Mailer: mailer, Templates: mail.Templates{PublicURL: cfg.PublicURL},
-		TokenSecret: cfg.JWTSecret, Issuer: cfg.PublicURL, LinkKey: keys.Subkey("signed-urls"),
-		Previews:  previews,
-		OrphanAge: orphanAge,
-		System: service.System{Version: version, StorageKind: storageKind(cfg), MailKind: mailKind(cfg),
-			PingDatabase: db.Ping, PingStorage: blobs.Ping},
-		Analyzers: analyzers,
-		Logger:    logger, Now: func() time.Time { return time.Now().UTC() },
+	stack, err := app.New(ctx, app.Parts{
+		DatabaseURL: cfg.DatabaseURL,
+		Pool:        postgres.PoolOptions{MaxConns: cfg.DBMaxConns, StatementTimeout: cfg.DBStatementTimeout},
+		Blobs:       blobs, Mailer: mailer,
+		MasterKey: cfg.MasterKey, JWTSecret: cfg.JWTSecret,
+		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies, WebApp: web.Dist(),
+		Now:    func() time.Time { return time.Now().UTC() },
+		Logger: logger, Analyzers: analyzers,
+		PreviewBudget: previewBudget(cfg.MemoryLimit),
+		OrphanAge:     orphanAge,
+		JanitorEvery:  cfg.JanitorEvery, ScrubEvery: cfg.ScrubEvery,
+		Version: version, StorageKind: storageKind(cfg), MailKind: mailKind(cfg),
+		Metrics: cfg.MetricsAddr != "",
 	})
-	return &app{cfg: cfg, logger: logger, db: db, store: store, services: services, blobs: blobs, keys: envelope, texts: texts, previews: previews}, nil
+	if err != nil {
+		return nil, err
+	}
+	return &program{cfg: cfg, logger: logger, Stack: stack}, nil
 }
 
 // orphanAge is how old contents no record names must be before the janitor
@@ -127,7 +96,7 @@ func previewBudget(limit int64) int64 {
 }
 
 // newBlobStore keeps contents in the data folder, or in the S3 bucket.
-func newBlobStore(ctx context.Context, cfg *config.Config) (blobStore, error) {
+func newBlobStore(ctx context.Context, cfg *config.Config) (app.Blobs, error) {
 	if cfg.Storage == "s3" {
 		return blob.NewS3(blob.S3Config{
 			Endpoint: cfg.S3.Endpoint, Region: cfg.S3.Region, Bucket: cfg.S3.Bucket,
@@ -164,10 +133,4 @@ func newMailer(cfg *config.Config, logger *slog.Logger) (mail.Mailer, error) {
 		})
 	}
 	return mail.NewDevMailer(filepath.Join(cfg.DataDir, "mail"), logger), nil
-}
-
-// close waits for background work (mail) and releases the database.
-func (a *app) close() {
-	a.services.Background.Wait()
-	a.db.Close()
 }

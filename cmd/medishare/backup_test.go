@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
+	"github.com/medishare/medishare/internal/testutil/proctest"
 )
 
 // pgTool finds a PostgreSQL client program as scripts/pg.sh finds the
@@ -54,14 +56,15 @@ func runTool(t *testing.T, name string, args ...string) {
 // verify` and `contents verify`, and serve the same image and message; the
 // same backup under another master key fails `contents verify`.
 func TestBackupAndRestore(t *testing.T) {
-	env := devEnv(t, pgtest.NewDatabase(t))
+	testutil.Slow(t)
+	env := proctest.Env(t, pgtest.NewDatabase(t))
 	env["MEDISHARE_MASTER_KEY"] = newMasterKey(t)
-	base := "http://" + env["MEDISHARE_ADDR"]
+	base := proctest.Base(env)
 	cmd := startProgram(t, env, io.Discard)
-	waitStatus(t, base+"/readyz", http.StatusOK)
-	token, patientID := signInDemoProvider(t, env, base)
-	content := probePNGOf(t, 40)
-	image := benchUpload(t, base, token, patientID, "kept.png", content)
+	proctest.WaitStatus(t, base+"/readyz", http.StatusOK)
+	token, patientID := proctest.SignInDemoProvider(t, env)
+	content := proctest.ProbePNG(t, 40)
+	image := proctest.MustUpload(t, base, token, patientID, "kept.png", content)
 	const text = "Your results are in."
 	sendMessage(t, base, token, patientID, text)
 	if err := cmd.Process.Kill(); err != nil { // the backup does not need the server stopped; the test's checks do
@@ -99,10 +102,10 @@ func TestBackupAndRestore(t *testing.T) {
 	}
 	restoredBase := "http://" + restored["MEDISHARE_ADDR"]
 	startProgram(t, restored, io.Discard)
-	waitStatus(t, restoredBase+"/readyz", http.StatusOK)
-	token, _ = signInDemoProvider(t, restored, restoredBase)
-	benchDownload(t, restoredBase, token, image, len(content))
-	if status, body := apiJSON(t, "GET", restoredBase+"/api/message/chat/"+patientID, token, nil); status != http.StatusOK || !strings.Contains(body, text) {
+	proctest.WaitStatus(t, restoredBase+"/readyz", http.StatusOK)
+	token, _ = proctest.SignInDemoProvider(t, restored)
+	proctest.Download(t, restoredBase, token, image, len(content))
+	if status, body := proctest.APIJSON(t, "GET", restoredBase+"/api/message/chat/"+patientID, token, nil); status != http.StatusOK || !strings.Contains(body, text) {
 		t.Fatalf("the message after the restore: %d %s", status, body)
 	}
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -21,7 +20,9 @@ import (
 
 	"github.com/medishare/medishare/internal/blob"
 	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
+	"github.com/medishare/medishare/internal/testutil/proctest"
 	"github.com/medishare/medishare/internal/testutil/s3test"
 	"github.com/medishare/medishare/migrations"
 )
@@ -35,8 +36,9 @@ const instanceOrphanAge = 3 * time.Second
 // TestTwoInstances starts two servers at the same moment on one empty
 // database and one bucket, configured as production would configure
 // several instances (the same keys from files, the same public URL), and
-// checks that what one instance does holds on the other (issue 14).
+// checks that what one instance does holds on the other.
 func TestTwoInstances(t *testing.T) {
+	testutil.Slow(t)
 	bucket := s3test.Start(t)
 	dbURL := pgtest.NewEmptyDatabase(t)
 
@@ -55,10 +57,10 @@ func TestTwoInstances(t *testing.T) {
 	accountsJSON, _ := json.Marshal(accounts)
 
 	envs := make([]map[string]string, 2)
-	logs := make([]*syncBuffer, 2)
+	logs := make([]*proctest.Buffer, 2)
 	bases := make([]string, 2)
 	for i := range envs {
-		env := devEnv(t, dbURL)
+		env := proctest.Env(t, dbURL)
 		env["MEDISHARE_PUBLIC_URL"] = "https://medishare.example.org"
 		env["MEDISHARE_MASTER_KEY_FILE"] = filepath.Join(secrets, "master.key")
 		env["MEDISHARE_JWT_SECRET_FILE"] = filepath.Join(secrets, "jwt.secret")
@@ -66,11 +68,12 @@ func TestTwoInstances(t *testing.T) {
 		env["S3_ENDPOINT"], env["S3_REGION"], env["S3_BUCKET"] = bucket.Endpoint, bucket.Region, bucket.Bucket
 		env["S3_ACCESS_KEY_ID"], env["S3_SECRET_ACCESS_KEY"], env["S3_PATH_STYLE"] = bucket.AccessKeyID, bucket.SecretAccessKey, "true"
 		env["MEDISHARE_JANITOR_EVERY"] = "100ms"
+		env["MEDISHARE_LOG_LEVEL"] = "debug" // the janitor's passes (checkJanitors)
 		env["MEDISHARE_TEST_ORPHAN_AGE"] = instanceOrphanAge.String()
 		if err := os.WriteFile(filepath.Join(env["MEDISHARE_DATA_DIR"], "demo-accounts.json"), accountsJSON, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		envs[i], logs[i], bases[i] = env, &syncBuffer{}, "http://"+env["MEDISHARE_ADDR"]
+		envs[i], logs[i], bases[i] = env, &proctest.Buffer{}, proctest.Base(env)
 	}
 	// At the same moment, on the empty database.
 	for i := range envs {
@@ -82,7 +85,7 @@ func TestTwoInstances(t *testing.T) {
 		}
 	})
 	for i := range bases {
-		waitStatus(t, bases[i]+"/readyz", http.StatusOK)
+		proctest.WaitStatus(t, bases[i]+"/readyz", http.StatusOK)
 	}
 	a, b := bases[0], bases[1]
 	email := func(role string) string { return accounts[role].Email }
@@ -93,84 +96,85 @@ func TestTwoInstances(t *testing.T) {
 	})
 
 	// Ids and tokens first: the throttle check below locks the patient out.
-	provider := mustLogin(t, a, email(domain.RoleProvider), password(domain.RoleProvider))
-	patient := mustLogin(t, b, email(domain.RolePatient), password(domain.RolePatient))
-	admin := mustLogin(t, b, email(domain.RoleAdmin), password(domain.RoleAdmin))
+	signIn := func(base, role string, want int) testutil.Session {
+		return testutil.SignIn(t, http.DefaultClient, base, email(role), password(role), want)
+	}
+	provider := signIn(a, domain.RoleProvider, http.StatusOK)
+	patient := signIn(b, domain.RolePatient, http.StatusOK)
+	admin := signIn(b, domain.RoleAdmin, http.StatusOK)
 
 	t.Run("a login throttled on one is throttled on the other", func(t *testing.T) {
-		for i := range 10 { // the limit per email (S3)
-			if s := login(t, a, email(domain.RolePatient), "wrong password"); s.status != http.StatusUnauthorized {
-				t.Fatalf("failure %d on A: %d %s", i+1, s.status, s.body)
-			}
+		for range 10 { // the limit per email (S3)
+			testutil.SignIn(t, http.DefaultClient, a, email(domain.RolePatient), "wrong password", http.StatusUnauthorized)
 		}
 		// The right password, on the instance that saw no failure.
-		s := login(t, b, email(domain.RolePatient), password(domain.RolePatient))
-		if s.status != http.StatusTooManyRequests || !strings.Contains(s.body, "Too many failed sign-in attempts. Please try again later.") {
-			t.Fatalf("login on B after 10 failures on A: %d %s", s.status, s.body)
+		s := signIn(b, domain.RolePatient, http.StatusTooManyRequests)
+		if !strings.Contains(s.Body, "Too many failed sign-in attempts. Please try again later.") {
+			t.Fatalf("login on B after 10 failures on A: %d %s", s.Status, s.Body)
 		}
 	})
 
 	t.Run("logout through one ends access on both", func(t *testing.T) {
-		s := mustLogin(t, a, email(domain.RoleProvider), password(domain.RoleProvider))
+		s := signIn(a, domain.RoleProvider, http.StatusOK)
 		// The session works on B, and B renews it.
-		if status, body := apiJSON(t, "GET", b+"/api/users/profile", s.token, nil); status != http.StatusOK {
+		if status, body := proctest.APIJSON(t, "GET", b+"/api/users/profile", s.Token, nil); status != http.StatusOK {
 			t.Fatalf("token from A on B: %d %s", status, body)
 		}
-		renewed := refresh(t, b, s.refresh)
-		if renewed.status != http.StatusOK || renewed.token == "" || renewed.refresh == "" {
-			t.Fatalf("refresh on B: %d %s", renewed.status, renewed.body)
+		renewed := refresh(t, b, s.Refresh)
+		if renewed.Status != http.StatusOK || renewed.Token == "" || renewed.Refresh == "" {
+			t.Fatalf("refresh on B: %d %s", renewed.Status, renewed.Body)
 		}
-		if status, body := apiJSON(t, "POST", a+"/api/auth/logout", renewed.token, nil); status != http.StatusOK {
+		if status, body := proctest.APIJSON(t, "POST", a+"/api/auth/logout", renewed.Token, nil); status != http.StatusOK {
 			t.Fatalf("logout on A: %d %s", status, body)
 		}
-		for _, token := range []string{s.token, renewed.token} {
-			if status, body := apiJSON(t, "GET", b+"/api/users/profile", token, nil); status != http.StatusUnauthorized {
+		for _, token := range []string{s.Token, renewed.Token} {
+			if status, body := proctest.APIJSON(t, "GET", b+"/api/users/profile", token, nil); status != http.StatusUnauthorized {
 				t.Errorf("access token on B after logout on A: %d %s", status, body)
 			}
 		}
-		if r := refresh(t, b, renewed.refresh); r.status != http.StatusUnauthorized {
-			t.Errorf("refresh cookie on B after logout on A: %d %s", r.status, r.body)
+		if r := refresh(t, b, renewed.Refresh); r.Status != http.StatusUnauthorized {
+			t.Errorf("refresh cookie on B after logout on A: %d %s", r.Status, r.Body)
 		}
 	})
 
 	t.Run("a signed URL made by one works on the other", func(t *testing.T) {
 		content := []byte("%PDF-1.4\n% signed on A, served by B\n%%EOF\n")
-		id := benchUpload(t, a, provider.token, patient.id, "signed.pdf", content)
-		link := imageLink(t, a, provider.token, id)
-		if got, status := fetch(t, b+link, ""); status != http.StatusOK || !bytes.Equal(got, content) {
+		id := proctest.MustUpload(t, a, provider.Token, patient.ID, "signed.pdf", content)
+		link := imageLink(t, a, provider.Token, id)
+		if got, status := proctest.Fetch(t, b+link, ""); status != http.StatusOK || !bytes.Equal(got, content) {
 			t.Fatalf("A's signed link on B: %d %q", status, got)
 		}
 		// B does check the signature: the same link, altered, is refused.
 		forged := strings.Replace(link, "sig=", "sig=x", 1)
-		if _, status := fetch(t, b+forged, ""); status != http.StatusUnauthorized {
+		if _, status := proctest.Fetch(t, b+forged, ""); status != http.StatusUnauthorized {
 			t.Fatalf("an altered link on B: %d", status)
 		}
 	})
 
 	t.Run("the janitors never remove contents in use", func(t *testing.T) {
-		checkJanitors(t, bucket, a, b, provider, patient.id, logs)
+		checkJanitors(t, bucket, a, b, provider, patient.ID, logs)
 	})
 
 	t.Run("settings changed on one apply on the other", func(t *testing.T) {
 		var before struct {
 			Data struct{ RegistrationOpen bool }
 		}
-		if status, body := apiJSON(t, "GET", b+"/api/settings", admin.token, nil); status != http.StatusOK || json.Unmarshal([]byte(body), &before) != nil || !before.Data.RegistrationOpen {
+		if status, body := proctest.APIJSON(t, "GET", b+"/api/settings", admin.Token, nil); status != http.StatusOK || json.Unmarshal([]byte(body), &before) != nil || !before.Data.RegistrationOpen {
 			t.Fatalf("settings on B before: %d %s", status, body)
 		}
 		change := map[string]any{"registrationOpen": false, "shareLifetimeDefaultHours": 2}
-		if status, body := apiJSON(t, "PUT", a+"/api/settings", admin.token, change); status != http.StatusOK {
+		if status, body := proctest.APIJSON(t, "PUT", a+"/api/settings", admin.Token, change); status != http.StatusOK {
 			t.Fatalf("change on A: %d %s", status, body)
 		}
 		// At once: no waiting, no retry.
 		register := map[string]string{"email": "new.patient@medishare.example", "username": "new.patient", "password": "Instances-" + uuid.NewString(),
 			"role": domain.RolePatient, "firstname": "New", "lastname": "Patient"}
-		if status, body := apiJSON(t, "POST", b+"/api/auth/register", "", register); status != http.StatusForbidden ||
+		if status, body := proctest.APIJSON(t, "POST", b+"/api/auth/register", "", register); status != http.StatusForbidden ||
 			!strings.Contains(body, "Registration is closed.") {
 			t.Errorf("registration on B after closing it on A: %d %s", status, body)
 		}
-		id := benchUpload(t, b, provider.token, patient.id, "lifetime.pdf", []byte("%PDF-1.4\n% lifetime\n%%EOF\n"))
-		status, body := apiJSON(t, "POST", b+"/api/sharing/request", provider.token, map[string]string{"imagemetadataId": id, "createdfor": patient.id})
+		id := proctest.MustUpload(t, b, provider.Token, patient.ID, "lifetime.pdf", []byte("%PDF-1.4\n% lifetime\n%%EOF\n"))
+		status, body := proctest.APIJSON(t, "POST", b+"/api/sharing/request", provider.Token, map[string]string{"imagemetadataId": id, "createdfor": patient.ID})
 		var share struct{ Data struct{ ExpiresAt time.Time } }
 		if status != http.StatusCreated || json.Unmarshal([]byte(body), &share) != nil {
 			t.Fatalf("share on B: %d %s", status, body)
@@ -183,7 +187,7 @@ func TestTwoInstances(t *testing.T) {
 
 // checkMigratedOnce: every migration is recorded once, and exactly one
 // instance says it applied them.
-func checkMigratedOnce(t *testing.T, dbURL string, logs []*syncBuffer) {
+func checkMigratedOnce(t *testing.T, dbURL string, logs []*proctest.Buffer) {
 	files, err := fs.Glob(migrations.FS, "*.sql")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("migrations: %v %v", files, err)
@@ -218,9 +222,13 @@ func checkMigratedOnce(t *testing.T, dbURL string, logs []*syncBuffer) {
 // checkJanitors uploads images through both instances while both janitors
 // run every 100 ms and collect contents older than instanceOrphanAge that no
 // record names; an orphan put into the bucket shows that they do collect.
-// Once every upload is older than that, each image's contents and preview
-// still download intact from both instances.
-func checkJanitors(t *testing.T, bucket blob.S3Config, a, b string, provider session, patientID string, logs []*syncBuffer) {
+// Half the images are uploaded first, and the other half once the first
+// are older than the orphan age, so that the janitors consider aged images
+// while others are being uploaded (whose contents are stored before their
+// record commits). Once every image is older than that and each janitor
+// has made a whole pass since, each image's contents and preview still
+// download intact from both instances.
+func checkJanitors(t *testing.T, bucket blob.S3Config, a, b string, provider testutil.Session, patientID string, logs []*proctest.Buffer) {
 	client := s3test.NewClient(bucket)
 	orphan := "images/" + uuid.NewString()
 	if _, err := client.PutObject(context.Background(), &s3.PutObjectInput{Bucket: &bucket.Bucket, Key: &orphan,
@@ -236,58 +244,64 @@ func checkJanitors(t *testing.T, bucket blob.S3Config, a, b string, provider ses
 	for i := range uploads {
 		switch i % 4 {
 		case 0: // with a stored preview
-			uploads[i].content = probePNGOf(t, 32+i)
+			uploads[i].content = proctest.ProbePNG(t, 32+i)
 		case 3: // more than one S3 part
 			uploads[i].content = []byte("%PDF-1.4\n" + strings.Repeat(fmt.Sprintf("part %d ", i), 6<<20/8) + "\n%%EOF\n")
 		default:
 			uploads[i].content = []byte("%PDF-1.4\n" + strings.Repeat(fmt.Sprintf("janitor %d ", i), 1000) + "\n%%EOF\n")
 		}
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(uploads))
-	for i := range uploads {
-		wg.Go(func() {
-			// Spread over more than the orphan age, so that the janitors
-			// consider the first images while the last are uploaded.
-			time.Sleep(time.Duration(i) * 300 * time.Millisecond)
-			upload, other := []string{a, b}[i%2], []string{b, a}[i%2]
-			uploads[i].id, errs[i] = uploadFile(upload, provider.token, patientID, fmt.Sprintf("janitor-%d", i), uploads[i].content)
-			if errs[i] == nil && i%4 == 0 { // the preview stored by the other instance
-				if _, status := fetchStatus(other+"/api/upload/image/"+uploads[i].id+"/preview", provider.token); status != http.StatusOK {
-					errs[i] = fmt.Errorf("preview: %d", status)
+	uploadAll := func(from, to int) {
+		var wg sync.WaitGroup
+		errs := make([]error, len(uploads))
+		for i := from; i < to; i++ {
+			wg.Go(func() {
+				upload, other := []string{a, b}[i%2], []string{b, a}[i%2]
+				uploads[i].id, errs[i] = proctest.UploadFile(upload, provider.Token, patientID, fmt.Sprintf("janitor-%d", i), uploads[i].content)
+				if errs[i] == nil && i%4 == 0 { // the preview stored by the other instance
+					if _, status := proctest.FetchStatus(other+"/api/upload/image/"+uploads[i].id+"/preview", provider.Token); status != http.StatusOK {
+						errs[i] = fmt.Errorf("preview: %d", status)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("upload %d: %v", i, err)
+			}
+		}
+	}
+	// agedPass waits until each janitor has made a whole pass that began
+	// once what was stored before it was called was older than the
+	// orphan age.
+	agedPass := func() {
+		aged := time.Now().Add(instanceOrphanAge)
+		testutil.Eventually(t, "a janitor pass of each instance over aged contents", func() bool {
+			for _, l := range logs {
+				if janitorPassesSince(l.String(), aged) < 2 { // the second began after the first ended
+					return false
 				}
 			}
+			return true
 		})
 	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("upload %d: %v", i, err)
-		}
-	}
-	// The orphan goes: the janitors run and collect.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	uploadAll(0, len(uploads)/2)
+	agedPass()
+	uploadAll(len(uploads)/2, len(uploads))
+	testutil.Eventually(t, "the janitors to remove the orphan", func() bool {
 		_, err := client.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: &bucket.Bucket, Key: &orphan})
-		if err != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the janitors left the orphan\nA:\n%s\nB:\n%s", logs[0], logs[1])
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	// Every upload has been older than the orphan age for a while: each
-	// janitor has considered each of them several times.
-	time.Sleep(instanceOrphanAge + time.Second)
+		return err != nil
+	})
+	agedPass()
 	for _, up := range uploads {
 		for _, base := range []string{a, b} {
-			got, status := fetch(t, base+"/api/upload/image/"+up.id+"/content", provider.token)
+			got, status := proctest.Fetch(t, base+"/api/upload/image/"+up.id+"/content", provider.Token)
 			if status != http.StatusOK || !bytes.Equal(got, up.content) {
 				t.Errorf("%s: image %s: %d, %d bytes of %d intact", base, up.id, status, len(got), len(up.content))
 			}
 			if bytes.HasPrefix(up.content, []byte("\x89PNG")) {
-				if _, status := fetch(t, base+"/api/upload/image/"+up.id+"/preview", provider.token); status != http.StatusOK {
+				if _, status := proctest.Fetch(t, base+"/api/upload/image/"+up.id+"/preview", provider.Token); status != http.StatusOK {
 					t.Errorf("%s: preview of %s: %d", base, up.id, status)
 				}
 			}
@@ -300,36 +314,25 @@ func checkJanitors(t *testing.T, bucket blob.S3Config, a, b string, provider ses
 	}
 }
 
-// session is a signed-in session: the access token, the refresh cookie's
-// value and the user's id.
-type session struct {
-	status         int
-	body           string
-	token, refresh string
-	id             string
-}
-
-func login(t testing.TB, base, email, password string) session {
-	t.Helper()
-	body := fmt.Sprintf(`{"email":%q,"password":%q}`, email, password)
-	resp, err := http.Post(base+"/api/auth/login", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
+// janitorPassesSince counts the janitor passes that a text log records as
+// ended at since or later.
+func janitorPassesSince(log string, since time.Time) int {
+	n := 0
+	for _, line := range strings.Split(log, "\n") {
+		stamp, ok := strings.CutPrefix(line, "time=")
+		if !ok || !strings.Contains(line, `msg="janitor pass"`) {
+			continue
+		}
+		stamp, _, _ = strings.Cut(stamp, " ")
+		if at, err := time.Parse(time.RFC3339Nano, stamp); err == nil && !at.Before(since) {
+			n++
+		}
 	}
-	return readSession(t, resp)
-}
-
-func mustLogin(t testing.TB, base, email, password string) session {
-	t.Helper()
-	s := login(t, base, email, password)
-	if s.status != http.StatusOK || s.token == "" || s.refresh == "" {
-		t.Fatalf("login %s: %d %s", email, s.status, s.body)
-	}
-	return s
+	return n
 }
 
 // refresh renews a session with its refresh cookie, as the app does.
-func refresh(t *testing.T, base, cookie string) session {
+func refresh(t *testing.T, base, cookie string) testutil.Session {
 	t.Helper()
 	req, _ := http.NewRequest("POST", base+"/api/auth/refresh", nil)
 	req.AddCookie(&http.Cookie{Name: "medishare_refresh", Value: cookie})
@@ -337,38 +340,13 @@ func refresh(t *testing.T, base, cookie string) session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return readSession(t, resp)
-}
-
-func readSession(t testing.TB, resp *http.Response) session {
-	t.Helper()
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := session{status: resp.StatusCode, body: string(b)}
-	var out struct {
-		Data struct {
-			Token string
-			User  struct{ ID string }
-		}
-	}
-	if json.Unmarshal(b, &out) == nil {
-		s.token, s.id = out.Data.Token, out.Data.User.ID
-	}
-	for _, c := range resp.Cookies() {
-		if c.Name == "medishare_refresh" {
-			s.refresh = c.Value
-		}
-	}
-	return s
+	return testutil.ReadSession(t, resp)
 }
 
 // imageLink is the signed content link the instance at base gives for an image.
 func imageLink(t *testing.T, base, token, id string) string {
 	t.Helper()
-	status, body := apiJSON(t, "GET", base+"/api/upload/image/"+id, token, nil)
+	status, body := proctest.APIJSON(t, "GET", base+"/api/upload/image/"+id, token, nil)
 	var out struct {
 		Data struct {
 			ImageURL string `json:"image_url"`
@@ -378,54 +356,4 @@ func imageLink(t *testing.T, base, token, id string) string {
 		t.Fatalf("image %s: %d %s", id, status, body)
 	}
 	return out.Data.ImageURL
-}
-
-// fetch GETs url, with a bearer token when one is given.
-func fetch(t *testing.T, url, token string) ([]byte, int) {
-	t.Helper()
-	b, status := fetchStatus(url, token)
-	if status == 0 {
-		t.Fatalf("GET %s: no answer", url)
-	}
-	return b, status
-}
-
-// fetchStatus GETs url, with a bearer token when one is given; status 0
-// when there was no answer. Safe outside the test's goroutine.
-func fetchStatus(url, token string) ([]byte, int) {
-	req, _ := http.NewRequest("GET", url, nil)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, 0
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body) // a broken transfer shows as fewer bytes
-	return b, resp.StatusCode
-}
-
-// uploadFile uploads a file for the patient and returns the new image's id.
-// Safe outside the test's goroutine.
-func uploadFile(base, token, patientID, caption string, file []byte) (string, error) {
-	name := "file.pdf"
-	if bytes.HasPrefix(file, []byte("\x89PNG")) {
-		name = "file.png"
-	}
-	body, contentType := uploadForm(caption, patientID, name, file)
-	req, _ := http.NewRequest("POST", base+"/api/upload/image", body)
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", contentType)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var out struct{ Data struct{ ID string } }
-	if resp.StatusCode != http.StatusCreated || json.Unmarshal(b, &out) != nil || out.Data.ID == "" {
-		return "", fmt.Errorf("upload: %d %s", resp.StatusCode, b)
-	}
-	return out.Data.ID, nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,8 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/apptest"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
+	"github.com/medishare/medishare/internal/testutil/proctest"
 )
 
 func newMasterKey(t *testing.T) string {
@@ -31,41 +32,42 @@ func newMasterKey(t *testing.T) string {
 // re-wraps the file keys and re-seals the message under a new one, and
 // reads both back with only the new key.
 func TestKeyRotation(t *testing.T) {
-	env := devEnv(t, pgtest.NewDatabase(t))
+	testutil.Slow(t)
+	env := proctest.Env(t, pgtest.NewDatabase(t))
 	oldKey, newKey := newMasterKey(t), newMasterKey(t)
 	env["MEDISHARE_MASTER_KEY"] = oldKey
 	// A relay that hangs, so a mail is still queued at the rotation.
 	holePort, connected := blackHole(t)
 	env["SMTP_HOST"], env["SMTP_PORT"], env["SMTP_TLS"] = "127.0.0.1", fmt.Sprint(holePort), "none"
-	base := "http://" + env["MEDISHARE_ADDR"]
+	base := proctest.Base(env)
 	cmd := startProgram(t, env, io.Discard)
-	waitStatus(t, base+"/readyz", http.StatusOK)
-	token, patientID := signInDemoProvider(t, env, base)
+	proctest.WaitStatus(t, base+"/readyz", http.StatusOK)
+	token, patientID := proctest.SignInDemoProvider(t, env)
 
 	content := []byte("%PDF-1.4\n% rotation test\n%%EOF\n")
-	status, uploadedID := uploadAs(t, base, token, patientID, "rotation", "r.pdf", content)
+	status, uploadedID := proctest.Upload(t, base, token, patientID, "rotation", "r.pdf", content)
 	if status != http.StatusCreated {
 		t.Fatalf("upload: %d", status)
 	}
 	// A PNG whose preview is stored, under a key of its own.
-	pngID := benchUpload(t, base, token, patientID, "p.png", probePNGOf(t, 64))
-	preview := getPreview(t, base, token, pngID, http.StatusOK)
+	pngID := proctest.MustUpload(t, base, token, patientID, "p.png", proctest.ProbePNG(t, 64))
+	preview := proctest.Preview(t, base, token, pngID, http.StatusOK)
 	// Its analysis, sealed like a message.
-	status, analysed := apiJSON(t, "GET", base+"/api/analyze/"+pngID, token, nil)
+	status, analysed := proctest.APIJSON(t, "GET", base+"/api/analyze/"+pngID, token, nil)
 	if status != http.StatusOK {
 		t.Fatalf("analysis: %d %s", status, analysed)
 	}
 	const text = "Your scan is ready."
-	if status, _ := apiJSON(t, "POST", base+"/api/message/send", token, map[string]string{"recipientId": patientID, "content": text}); status != http.StatusCreated {
+	if status, _ := proctest.APIJSON(t, "POST", base+"/api/message/send", token, map[string]string{"recipientId": patientID, "content": text}); status != http.StatusCreated {
 		t.Fatalf("send: %d", status)
 	}
-	patient := readDemoAccount(t, env, "patient")
-	if status, _ := apiJSON(t, "POST", base+"/api/auth/forgot-password", "", map[string]string{"email": patient.Email}); status != http.StatusOK {
+	patient := proctest.ReadDemoAccount(t, env, "patient")
+	if status, _ := proctest.APIJSON(t, "POST", base+"/api/auth/forgot-password", "", map[string]string{"email": patient.Email}); status != http.StatusOK {
 		t.Fatalf("forgot-password: %d", status)
 	}
 	select {
 	case <-connected:
-	case <-time.After(15 * time.Second):
+	case <-time.After(testutil.EventuallyTimeout):
 		t.Fatal("the reset mail was never sent")
 	}
 	if err := cmd.Process.Kill(); err != nil {
@@ -93,63 +95,20 @@ func TestKeyRotation(t *testing.T) {
 	box := apptest.StartMailbox(t)
 	env["SMTP_PORT"] = fmt.Sprint(box.Port())
 	startProgram(t, env, io.Discard)
-	waitStatus(t, base+"/readyz", http.StatusOK)
+	proctest.WaitStatus(t, base+"/readyz", http.StatusOK)
 	box.Wait(t, patient.Email, "Your MediShare password reset code") // opened under the new key
-	token, _ = signInDemoProvider(t, env, base)
-	got, status := fetch(t, base+"/api/upload/image/"+uploadedID+"/content", token)
+	token, _ = proctest.SignInDemoProvider(t, env)
+	got, status := proctest.Fetch(t, base+"/api/upload/image/"+uploadedID+"/content", token)
 	if status != 200 || !bytes.Equal(got, content) {
 		t.Fatalf("after rotation: %d %q", status, got)
 	}
-	if after := getPreview(t, base, token, pngID, http.StatusOK); !bytes.Equal(after, preview) {
+	if after := proctest.Preview(t, base, token, pngID, http.StatusOK); !bytes.Equal(after, preview) {
 		t.Fatal("the stored preview changed with the rotation")
 	}
-	if status, body := apiJSON(t, "GET", base+"/api/message/chat/"+patientID, token, nil); status != http.StatusOK || !strings.Contains(body, text) {
+	if status, body := proctest.APIJSON(t, "GET", base+"/api/message/chat/"+patientID, token, nil); status != http.StatusOK || !strings.Contains(body, text) {
 		t.Fatalf("the message after rotation: %d %s", status, body)
 	}
-	if status, body := apiJSON(t, "GET", base+"/api/analyze/"+pngID, token, nil); status != http.StatusOK || body != analysed {
+	if status, body := proctest.APIJSON(t, "GET", base+"/api/analyze/"+pngID, token, nil); status != http.StatusOK || body != analysed {
 		t.Fatalf("the analysis after rotation: %d %s, want %s", status, body, analysed)
 	}
-}
-
-// apiJSON calls the API with a bearer token and a JSON body (none when
-// nil), returning the status and the body.
-func apiJSON(t testing.TB, method, url, token string, body any) (int, string) {
-	t.Helper()
-	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = bytes.NewReader(b)
-	}
-	req, _ := http.NewRequest(method, url, r)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
-
-// getPreview fetches a preview, expecting status.
-func getPreview(t *testing.T, base, token, id string, status int) []byte {
-	t.Helper()
-	req, _ := http.NewRequest("GET", base+"/api/upload/image/"+id+"/preview", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != status {
-		t.Fatalf("preview: %d %s", resp.StatusCode, body)
-	}
-	return body
 }

@@ -10,21 +10,28 @@ import (
 	"os"
 	"os/exec"
 	"runtime/pprof"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
+	"github.com/medishare/medishare/internal/testutil/proctest"
 )
 
 // TestMain lets a test start this very binary as the real program, so process
 // behaviour (signals, exit codes) is tested without building it again.
 func TestMain(m *testing.M) {
 	if os.Getenv("MEDISHARE_TEST_RUN_MAIN") == "1" {
-		wrapHandler = withSlowRoute
+		shutdown := make(chan struct{})
+		shutdownBegins = func() {
+			fmt.Fprintln(os.Stderr, shutdownMark)
+			close(shutdown)
+		}
+		wrapHandler = func(next http.Handler) http.Handler {
+			return testRoutes(next, shutdown, os.Getenv("MEDISHARE_TEST_TRACE_REQUESTS") == "1")
+		}
 		if v := os.Getenv("MEDISHARE_TEST_ORPHAN_AGE"); v != "" { // the janitor's, for TestTwoInstances
 			age, err := time.ParseDuration(v)
 			if err != nil {
@@ -50,60 +57,69 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// withSlowRoute adds /test/slow, which takes two seconds to answer.
-func withSlowRoute(next http.Handler) http.Handler {
+// The lines the program's test hooks write to its log: the listener
+// closes, and (with MEDISHARE_TEST_TRACE_REQUESTS=1) a request reached the
+// handlers.
+const (
+	shutdownMark = "test hook: shutdown begins"
+	reachedMark  = "test hook: request reached the handlers: "
+)
+
+// testRoutes adds /test/slow, a request that answers its status at once
+// and its body only when shutdown begins (it is in flight until then),
+// and, when trace is set, marks each request's arrival in the log.
+func testRoutes(next http.Handler, shutdown <-chan struct{}, trace bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/test/slow" {
+			if trace {
+				fmt.Fprintln(os.Stderr, reachedMark+r.Method+" "+r.URL.Path)
+			}
 			next.ServeHTTP(w, r)
 			return
 		}
-		time.Sleep(2 * time.Second)
+		w.WriteHeader(http.StatusOK)
+		_ = http.NewResponseController(w).Flush() // the client sees the handler running
+		<-shutdown
 		_, _ = fmt.Fprint(w, "finished") // a client that left gets nothing either way
 	})
 }
 
-// devEnv is a working development environment on a fresh database.
-func devEnv(t testing.TB, databaseURL string) map[string]string {
-	return map[string]string{
-		"MEDISHARE_ENV":        "development",
-		"MEDISHARE_ADDR":       fmt.Sprintf("127.0.0.1:%d", pgtest.FreePort(t)),
-		"MEDISHARE_DATA_DIR":   t.TempDir(),
-		"DATABASE_URL":         databaseURL,
-		"MEDISHARE_LOG_FORMAT": "text",
-	}
-}
-
+// startProgram runs this test binary as the real program (see TestMain).
 func startProgram(t testing.TB, env map[string]string, stderr io.Writer) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "serve")
-	cmd.Env = []string{"MEDISHARE_TEST_RUN_MAIN=1", "PATH=" + os.Getenv("PATH")}
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	return cmd
+	return proctest.Start(t, proctest.Self(), env, stderr)
 }
 
-func waitStatus(t testing.TB, url string, want int) {
+// waitEnded waits for the server to end a message stream.
+func waitEnded(t *testing.T, stream <-chan string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	last := 0
-	for time.Now().Before(deadline) {
-		resp, err := http.Get(url)
-		if err == nil {
-			last = resp.StatusCode
-			resp.Body.Close()
-			if last == want {
+	deadline := time.After(testutil.EventuallyTimeout)
+	for {
+		select {
+		case _, open := <-stream:
+			if !open {
 				return
 			}
+		case <-deadline:
+			t.Fatalf("the stream was still open %s after SIGTERM, as if it held the shutdown", testutil.EventuallyTimeout)
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("%s: status %d, waited for %d", url, last, want)
+}
+
+// waitExit waits for the program to exit and fails the test unless it
+// exited 0.
+func waitExit(t *testing.T, cmd *exec.Cmd, logs fmt.Stringer) {
+	t.Helper()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("process exit: %v\n%s", err, logs)
+		}
+	case <-time.After(testutil.EventuallyTimeout):
+		t.Fatalf("the process did not exit within %s\n%s", testutil.EventuallyTimeout, logs)
+	}
 }
 
 func TestProductionRefusesToStartWithoutKeys(t *testing.T) {
@@ -136,7 +152,7 @@ func TestUnknownCommand(t *testing.T) {
 
 func TestMigrateCommand(t *testing.T) {
 	url := pgtest.NewEmptyDatabase(t)
-	env := devEnv(t, url)
+	env := proctest.Env(t, url)
 	getenv := func(k string) string { return env[k] }
 	for _, tc := range []struct {
 		args []string
@@ -160,21 +176,22 @@ func TestMigrateCommand(t *testing.T) {
 // /readyz turns 503 while /healthz stays 200, and readiness comes back by
 // itself when the database does (S27).
 func TestReadinessFollowsTheDatabase(t *testing.T) {
+	testutil.Slow(t)
 	cluster := pgtest.StartCluster(t)
-	env := devEnv(t, cluster.URL)
-	base := "http://" + env["MEDISHARE_ADDR"]
+	env := proctest.Env(t, cluster.URL)
+	base := proctest.Base(env)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
 	}()
 
-	waitStatus(t, base+"/readyz", http.StatusOK)
+	proctest.WaitStatus(t, base+"/readyz", http.StatusOK)
 	cluster.Stop(t)
-	waitStatus(t, base+"/readyz", http.StatusServiceUnavailable)
-	waitStatus(t, base+"/healthz", http.StatusOK)
+	proctest.WaitStatus(t, base+"/readyz", http.StatusServiceUnavailable)
+	proctest.WaitStatus(t, base+"/healthz", http.StatusOK)
 	cluster.Start(t)
-	waitStatus(t, base+"/readyz", http.StatusOK)
+	proctest.WaitStatus(t, base+"/readyz", http.StatusOK)
 
 	cancel()
 	select {
@@ -182,143 +199,109 @@ func TestReadinessFollowsTheDatabase(t *testing.T) {
 		if err != nil {
 			t.Fatalf("serve returned %v", err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testutil.EventuallyTimeout):
 		t.Fatal("serve did not stop")
 	}
 }
 
 // TestSIGTERMLetsASlowRequestFinish sends SIGTERM while a slow request is in
-// flight: the request is answered, readiness fails meanwhile, and the process
-// exits 0 (S26).
+// flight: readiness fails meanwhile, the request is answered after the
+// listener closed, and the process exits 0 (S26).
 func TestSIGTERMLetsASlowRequestFinish(t *testing.T) {
-	env := devEnv(t, pgtest.NewDatabase(t))
-	env["MEDISHARE_DRAIN_DELAY"] = "500ms"
-	base := "http://" + env["MEDISHARE_ADDR"]
-	var stderr bytes.Buffer
-	cmd := startProgram(t, env, &stderr)
-	waitStatus(t, base+"/readyz", http.StatusOK)
+	testutil.Slow(t)
+	env := proctest.Env(t, pgtest.NewDatabase(t))
+	// Long enough for the test to see readiness fail before the listener closes.
+	env["MEDISHARE_DRAIN_DELAY"] = "5s"
+	base := proctest.Base(env)
+	var logs proctest.Buffer
+	cmd := startProgram(t, env, &logs)
+	proctest.WaitStatus(t, base+"/readyz", http.StatusOK)
 
 	type result struct {
-		status int
-		body   string
-		err    error
+		body string
+		err  error
 	}
-	slow := make(chan result, 1)
+	reached, slow := make(chan int, 1), make(chan result, 1)
 	go func() {
 		resp, err := http.Get(base + "/test/slow")
 		if err != nil {
-			slow <- result{err: err}
+			reached <- 0
 			return
 		}
 		defer resp.Body.Close()
+		reached <- resp.StatusCode // the handler is running
 		b, err := io.ReadAll(resp.Body)
-		slow <- result{resp.StatusCode, string(b), err}
+		slow <- result{string(b), err}
 	}()
-	time.Sleep(300 * time.Millisecond) // the slow request has reached its handler
+	if status := <-reached; status != http.StatusOK {
+		t.Fatalf("the slow request: %d\n%s", status, logs.String())
+	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	if resp, err := http.Get(base + "/readyz"); err == nil {
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusServiceUnavailable {
-			t.Errorf("readyz while draining = %d, want 503", resp.StatusCode)
-		}
-	}
+	proctest.WaitStatus(t, base+"/readyz", http.StatusServiceUnavailable)
 
 	r := <-slow
-	if r.err != nil || r.status != http.StatusOK || r.body != "finished" {
-		t.Fatalf("in-flight request: %d %q %v\n%s", r.status, r.body, r.err, stderr.String())
+	if r.err != nil || r.body != "finished" {
+		t.Fatalf("in-flight request: %q %v\n%s", r.body, r.err, logs.String())
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("process exit: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("process did not exit after SIGTERM")
-	}
-	if !strings.Contains(stderr.String(), "stopped") {
-		t.Errorf("log lacks the clean stop:\n%s", stderr.String())
+	waitExit(t, cmd, &logs)
+	if !strings.Contains(logs.String(), shutdownMark) || !strings.Contains(logs.String(), "stopped") {
+		t.Errorf("log lacks the drain and the clean stop:\n%s", logs.String())
 	}
 }
 
 // TestSIGTERMClosesMessageStreams: open message streams end when shutdown
-// begins, so they do not hold the process for the whole grace period.
+// begins, so they do not hold the process for the whole grace period: the
+// stream ends well within the grace, and the process exits 0 (1 when the
+// grace runs out).
 func TestSIGTERMClosesMessageStreams(t *testing.T) {
-	env := devEnv(t, pgtest.NewDatabase(t))
-	env["MEDISHARE_SHUTDOWN_GRACE"] = "60s"
-	base := "http://" + env["MEDISHARE_ADDR"]
-	var stderr bytes.Buffer
-	cmd := startProgram(t, env, &stderr)
-	waitStatus(t, base+"/readyz", http.StatusOK)
-	token, _ := signInDemoProvider(t, env, base)
-	req, _ := http.NewRequest("GET", base+"/api/message/stream", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("stream: %v %v", resp, err)
-	}
-	ended := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(io.Discard, resp.Body) // until the server ends the stream
-		resp.Body.Close()
-		close(ended)
-	}()
-	start := time.Now()
+	testutil.Slow(t)
+	env := proctest.Env(t, pgtest.NewDatabase(t))
+	// Longer than the test waits for the stream to end.
+	env["MEDISHARE_SHUTDOWN_GRACE"] = (2 * testutil.EventuallyTimeout).String()
+	base := proctest.Base(env)
+	var logs proctest.Buffer
+	cmd := startProgram(t, env, &logs)
+	proctest.WaitStatus(t, base+"/readyz", http.StatusOK)
+	token, _ := proctest.SignInDemoProvider(t, env)
+	stream := proctest.OpenStream(t, base, token, "")
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-ended:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the stream was still open 10 s after SIGTERM")
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("process exit: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("process did not exit after SIGTERM")
-	}
-	if took := time.Since(start); took > 15*time.Second {
-		t.Errorf("shutdown with an open stream took %s", took)
-	}
+	waitEnded(t, stream)
+	waitExit(t, cmd, &logs)
 }
 
 // Metrics are served on their own listener only, with the pool's figures
 // and requests by route pattern.
 func TestMetricsListener(t *testing.T) {
-	env := devEnv(t, pgtest.NewDatabase(t))
+	testutil.Slow(t)
+	env := proctest.Env(t, pgtest.NewDatabase(t))
 	env["MEDISHARE_METRICS_ADDR"] = fmt.Sprintf("127.0.0.1:%d", pgtest.FreePort(t))
 	startProgram(t, env, io.Discard)
-	base := "http://" + env["MEDISHARE_ADDR"]
-	waitStatus(t, base+"/readyz", http.StatusOK)
+	base := proctest.Base(env)
+	proctest.WaitStatus(t, base+"/readyz", http.StatusOK)
 	if resp, err := http.Get(base + "/api/users/profile"); err == nil {
 		resp.Body.Close()
 	}
 	// An upload, its preview rendered, a mail sent and a stream open.
-	token, patientID := signInDemoProvider(t, env, base)
-	upload := probePNGOf(t, 64)
-	getPreview(t, base, token, benchUpload(t, base, token, patientID, "p.png", upload), http.StatusOK)
-	if status, _ := apiJSON(t, "POST", base+"/api/auth/forgot-password", "", map[string]string{"email": readDemoAccount(t, env, "patient").Email}); status != http.StatusOK {
+	token, patientID := proctest.SignInDemoProvider(t, env)
+	upload := proctest.ProbePNG(t, 64)
+	proctest.Preview(t, base, token, proctest.MustUpload(t, base, token, patientID, "p.png", upload), http.StatusOK)
+	if status, _ := proctest.APIJSON(t, "POST", base+"/api/auth/forgot-password", "", map[string]string{"email": proctest.ReadDemoAccount(t, env, "patient").Email}); status != http.StatusOK {
 		t.Fatalf("forgot-password: %d", status)
 	}
-	openStream(t, base, token, "")
+	proctest.OpenStream(t, base, token, "")
 	scrape := func() string {
-		b, status := fetch(t, "http://"+env["MEDISHARE_METRICS_ADDR"]+"/metrics", "")
+		b, status := proctest.Fetch(t, "http://"+env["MEDISHARE_METRICS_ADDR"]+"/metrics", "")
 		if status != http.StatusOK {
 			t.Fatalf("metrics: %d", status)
 		}
 		return string(b)
 	}
 	// The mail goes out after the answer.
-	waitFor(t, "the mail to be sent", func() bool { return strings.Contains(scrape(), "medishare_mail_sent_total 1") })
+	testutil.Eventually(t, "the mail to be sent", func() bool { return strings.Contains(scrape(), "medishare_mail_sent_total 1") })
 	metrics := scrape()
 	for _, want := range []string{"medishare_db_pool_total_conns", "medishare_db_pool_acquires_total",
 		`medishare_http_requests_total{method="GET",route="/api/users/profile",status="401"} 1`,
@@ -350,20 +333,18 @@ func TestMetricsListener(t *testing.T) {
 // Each request's log line names its route pattern and the caller's id,
 // never their name or email.
 func TestAccessLogNamesRouteAndUser(t *testing.T) {
-	env := devEnv(t, pgtest.NewDatabase(t))
-	var logs syncBuffer
+	testutil.Slow(t)
+	env := proctest.Env(t, pgtest.NewDatabase(t))
+	var logs proctest.Buffer
 	startProgram(t, env, &logs)
-	base := "http://" + env["MEDISHARE_ADDR"]
-	waitStatus(t, base+"/readyz", http.StatusOK)
-	token, userID := signInDemo(t, env, base, "patient")
+	base := proctest.Base(env)
+	proctest.WaitStatus(t, base+"/readyz", http.StatusOK)
+	token, userID := proctest.SignInDemo(t, env, "patient")
 	image := "00000000-0000-4000-8000-000000000000"
-	if status, _ := apiJSON(t, "GET", base+"/api/upload/image/"+image, token, nil); status != http.StatusNotFound {
+	if status, _ := proctest.APIJSON(t, "GET", base+"/api/upload/image/"+image, token, nil); status != http.StatusNotFound {
 		t.Fatalf("status %d", status)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(logs.String(), "route=/api/upload/image/{id}") && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	testutil.Eventually(t, "the request's log line", func() bool { return strings.Contains(logs.String(), "route=/api/upload/image/{id}") })
 	var line string
 	for _, l := range strings.Split(logs.String(), "\n") {
 		if strings.Contains(l, "route=/api/upload/image/{id}") {
@@ -375,45 +356,12 @@ func TestAccessLogNamesRouteAndUser(t *testing.T) {
 	}
 }
 
-// syncBuffer is a buffer a child process's output may be written to while
-// the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // metricValue is the value of one series in a Prometheus text scrape.
 func metricValue(t *testing.T, scrape, series string) float64 {
 	t.Helper()
-	v, ok := parseMetrics(scrape)[series]
+	v, ok := proctest.ParseMetrics(scrape)[series]
 	if !ok {
 		t.Fatalf("no series %s", series)
 	}
 	return v
-}
-
-// parseMetrics reads a Prometheus text scrape: each series's value.
-func parseMetrics(scrape string) map[string]float64 {
-	out := map[string]float64{}
-	for _, line := range strings.Split(scrape, "\n") {
-		f := strings.Fields(line)
-		if len(f) == 2 && !strings.HasPrefix(line, "#") {
-			if v, err := strconv.ParseFloat(f[1], 64); err == nil {
-				out[f[0]] = v
-			}
-		}
-	}
-	return out
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -16,33 +15,37 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
+	"github.com/medishare/medishare/internal/testutil/proctest"
 	"github.com/medishare/medishare/internal/testutil/s3test"
 )
 
 // TestServeWithS3Storage runs the real program against a real S3 server.
 func TestServeWithS3Storage(t *testing.T) {
+	testutil.Slow(t)
 	s3 := s3test.Start(t)
-	env := devEnv(t, pgtest.NewDatabase(t))
+	env := proctest.Env(t, pgtest.NewDatabase(t))
 	env["MEDISHARE_STORAGE"] = "s3"
 	env["S3_ENDPOINT"], env["S3_REGION"], env["S3_BUCKET"] = s3.Endpoint, s3.Region, s3.Bucket
 	env["S3_ACCESS_KEY_ID"], env["S3_SECRET_ACCESS_KEY"], env["S3_PATH_STYLE"] = s3.AccessKeyID, s3.SecretAccessKey, "true"
 	var logs bytes.Buffer
 	startProgram(t, env, &logs)
-	waitStatus(t, "http://"+env["MEDISHARE_ADDR"]+"/readyz", http.StatusOK)
+	proctest.WaitStatus(t, proctest.Base(env)+"/readyz", http.StatusOK)
 }
 
 // TestCrashBetweenContentsAndRecord kills the server while an upload's
 // contents are stored but its record is not: no record points at missing
 // contents, and the janitor removes the orphan (S24).
 func TestCrashBetweenContentsAndRecord(t *testing.T) {
+	testutil.Slow(t)
 	dbURL := pgtest.NewDatabase(t)
-	env := devEnv(t, dbURL)
+	env := proctest.Env(t, dbURL)
 	var logs bytes.Buffer
 	cmd := startProgram(t, env, &logs)
-	base := "http://" + env["MEDISHARE_ADDR"]
-	waitStatus(t, base+"/readyz", http.StatusOK)
-	token, patientID := signInDemoProvider(t, env, base)
+	base := proctest.Base(env)
+	proctest.WaitStatus(t, base+"/readyz", http.StatusOK)
+	token, patientID := proctest.SignInDemoProvider(t, env)
 
 	// The file goes first and the patient last, and the body stops there:
 	// the server has stored the contents and waits for the rest of the form.
@@ -60,13 +63,7 @@ func TestCrashBetweenContentsAndRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	blobs := filepath.Join(env["MEDISHARE_DATA_DIR"], "blobs")
-	deadline := time.Now().Add(20 * time.Second)
-	for countObjects(blobs) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("contents never stored\n%s", logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testutil.Eventually(t, "the contents to be stored", func() bool { return countObjects(blobs) > 0 })
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -94,14 +91,8 @@ func TestCrashBetweenContentsAndRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	startProgram(t, env, io.Discard)
-	waitStatus(t, base+"/readyz", http.StatusOK)
-	deadline = time.Now().Add(20 * time.Second)
-	for countObjects(blobs) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the janitor left the orphan")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	proctest.WaitStatus(t, base+"/readyz", http.StatusOK)
+	testutil.Eventually(t, "the janitor to remove the orphan", func() bool { return countObjects(blobs) == 0 })
 }
 
 func countObjects(dir string) int {
@@ -115,35 +106,4 @@ func countObjects(dir string) int {
 		return nil
 	})
 	return n
-}
-
-// signInDemoProvider signs the demo provider in and returns its token and
-// the demo patient's id.
-func signInDemoProvider(t testing.TB, env map[string]string, base string) (string, string) {
-	t.Helper()
-	token, _ := signInDemo(t, env, base, "healthProvider")
-	_, patientID := signInDemo(t, env, base, "patient")
-	return token, patientID
-}
-
-// readDemoAccount reads the demo account of role from the server's data folder.
-func readDemoAccount(t testing.TB, env map[string]string, role string) demoAccount {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(env["MEDISHARE_DATA_DIR"], "demo-accounts.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var accounts map[string]demoAccount
-	if err := json.Unmarshal(b, &accounts); err != nil {
-		t.Fatal(err)
-	}
-	return accounts[role]
-}
-
-// signInDemo signs the demo account of role in and returns its token and id.
-func signInDemo(t testing.TB, env map[string]string, base, role string) (string, string) {
-	t.Helper()
-	a := readDemoAccount(t, env, role)
-	s := mustLogin(t, base, a.Email, a.Password)
-	return s.token, s.id
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/medishare/medishare/internal/blob"
 	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/s3test"
 )
 
@@ -60,7 +62,11 @@ func TestS3WalkAbortsStaleUploads(t *testing.T) {
 	}
 }
 
-// A store that is down or misconfigured fails fast with EUNAVAILABLE (S27).
+// A store that is down or misconfigured fails with EUNAVAILABLE (S27), by
+// itself: each call gives up after its few attempts, long before the
+// test's deadline. A server that drops every connection counts them: three
+// attempts a call at most, which with backoffs of at most 300 ms is what
+// makes a call fail fast.
 func TestS3Unavailable(t *testing.T) {
 	cfg := s3test.Start(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -71,6 +77,7 @@ func TestS3Unavailable(t *testing.T) {
 	if err := ln.Close(); err != nil {
 		t.Fatal(err)
 	}
+	dropping, connections := droppingServer(t)
 
 	wrongSecret := cfg
 	wrongSecret.SecretAccessKey = "wrong"
@@ -78,12 +85,15 @@ func TestS3Unavailable(t *testing.T) {
 	noBucket.Bucket = "no-such-bucket-here"
 	down := cfg
 	down.Endpoint = closed
+	drops := cfg
+	drops.Endpoint = dropping
 
 	tests := []struct {
 		name string
 		cfg  blob.S3Config
 	}{
 		{"server down", down},
+		{"server drops every connection", drops},
 		{"wrong secret", wrongSecret},
 		{"no bucket", noBucket},
 	}
@@ -93,22 +103,53 @@ func TestS3Unavailable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx := context.Background()
-			start := time.Now()
-			wantKind(t, s.Ping(ctx), domain.EUNAVAILABLE)
-			wantKind(t, s.Put(ctx, "k", io.LimitReader(zeros{}, 10)), domain.EUNAVAILABLE)
-			_, err = s.Get(ctx, "k")
-			wantKind(t, err, domain.EUNAVAILABLE)
-			err = s.Walk(ctx, "", time.Now(), func(string) error { return nil })
-			wantKind(t, err, domain.EUNAVAILABLE)
-			if domain.ErrorMessage(err) != "The file store is temporarily unavailable." {
-				t.Fatalf("message %q", domain.ErrorMessage(err))
-			}
-			if d := time.Since(start); d > 5*time.Second {
-				t.Fatalf("took %v to fail", d)
+			ctx, cancel := context.WithTimeout(context.Background(), testutil.EventuallyTimeout)
+			defer cancel()
+			for _, op := range []struct {
+				name string
+				call func() error
+			}{
+				{"ping", func() error { return s.Ping(ctx) }},
+				{"put", func() error { return s.Put(ctx, "k", io.LimitReader(zeros{}, 10)) }},
+				{"get", func() error { _, err := s.Get(ctx, "k"); return err }},
+				{"walk", func() error { return s.Walk(ctx, "", time.Now(), func(string) error { return nil }) }},
+			} {
+				before := connections()
+				err := op.call()
+				wantKind(t, err, domain.EUNAVAILABLE)
+				if domain.ErrorMessage(err) != "The file store is temporarily unavailable." {
+					t.Fatalf("%s: message %q", op.name, domain.ErrorMessage(err))
+				}
+				if ctx.Err() != nil {
+					t.Fatalf("%s: ended by the test's deadline, not by the store giving up", op.name)
+				}
+				if n := connections() - before; tt.cfg.Endpoint == dropping && (n < 1 || n > 3) {
+					t.Errorf("%s: %d attempts, want 1 to 3", op.name, n)
+				}
 			}
 		})
 	}
+}
+
+// droppingServer accepts connections and closes them at once, counting them.
+func droppingServer(t *testing.T) (url string, connections func() int64) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() }) // the test is over
+	var n atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			_ = c.Close() // dropped: that is the point
+		}
+	}()
+	return "http://" + ln.Addr().String(), n.Load
 }
 
 type zeros struct{}

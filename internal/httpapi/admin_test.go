@@ -228,7 +228,7 @@ func TestSettingsTakeEffectOnEveryInstance(t *testing.T) {
 	if r.Status != http.StatusOK || r.Message() != "User updated successfully." || r.Data()["approved"] != true {
 		t.Fatalf("approve: %d %s", r.Status, r.Raw)
 	}
-	if n := auditCount(t, app, "user_approve", id, true); n != 1 {
+	if n := audited(t, app, "user_approve", id, true); n != 1 {
 		t.Errorf("%d user_approve entries, want 1", n)
 	}
 	if r := newcomer.Do(t, "POST", "/api/auth/login", login); r.Status != http.StatusOK {

@@ -55,7 +55,7 @@ func TestBuiltinAnalysis(t *testing.T) {
 	if rerun.Status != http.StatusOK || rerun.Data()["timestamp"] == a["timestamp"] {
 		t.Fatalf("run again: %d %s", rerun.Status, rerun.Raw)
 	}
-	if n := auditCount(t, app, "analyze", ct, true); n != 2 {
+	if n := audited(t, app, "analyze", ct, true); n != 2 {
 		t.Errorf("%d analyses audited, want 2", n)
 	}
 	var rows int
@@ -116,7 +116,7 @@ func TestAnalysisRules(t *testing.T) {
 			t.Errorf("%s: %d %s", p.Role, r.Status, r.Raw)
 		}
 	}
-	if n := auditCount(t, app, "access_denied", pdf, false); n != 1 {
+	if n := audited(t, app, "access_denied", pdf, false); n != 1 {
 		t.Errorf("%d refusals of the PDF's analysis recorded, want 1", n)
 	}
 

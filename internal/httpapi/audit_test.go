@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/apptest"
 )
 
@@ -106,10 +107,7 @@ func TestAuditLogScopes(t *testing.T) {
 	}
 
 	// Admins see everything: the whole log's total is exact, whatever its size.
-	var entries float64
-	if err := app.DB.Pool.QueryRow(context.Background(), "SELECT count(*) FROM audit_log").Scan(&entries); err != nil {
-		t.Fatal(err)
-	}
+	entries := float64(testutil.AuditCount(t, app.DB.Pool, testutil.Audit{}))
 	r = auditPage(t, admin, "limit=5")
 	if p := r.Body["pagination"].(map[string]any); p["totalItems"] != entries || p["totalAtLeast"] != nil || len(r.List()) != 5 {
 		t.Errorf("admin's whole log: %v, %d entries in the database", p, int(entries))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/apptest"
 )
 
@@ -34,26 +35,6 @@ func TestDownloadIsOnePass(t *testing.T) {
 	if n := app.Blobs.Reads("images/"+id) - before; n != 1 {
 		t.Fatalf("the download opened the object %d times, want 1", n)
 	}
-}
-
-func imageAudit(t *testing.T, app *apptest.App, id string) []string {
-	t.Helper()
-	actions, err := app.Store.AuditActions(t.Context(), string(domain.TableImages), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return actions
-}
-
-// count counts the entries of an action ("action:status" in the list).
-func count(list []string, action string) int {
-	n := 0
-	for _, s := range list {
-		if strings.HasPrefix(s, action+":") {
-			n++
-		}
-	}
-	return n
 }
 
 // TestPreviewRenderedOnce: the first preview renders and keeps the PNG
@@ -119,7 +100,7 @@ func TestPreviewRenderedOnce(t *testing.T) {
 	if resp, body := provider.Get(t, path, map[string]string{"If-None-Match": `"stale"`}); resp.StatusCode != 200 || !bytes.Equal(body, first) {
 		t.Fatalf("a stale ETag: %d", resp.StatusCode)
 	}
-	if n := count(imageAudit(t, app, id), string(domain.ActionPreview)); n != 7 {
+	if n := testutil.AuditCount(t, app.DB.Pool, testutil.Audit{Action: string(domain.ActionPreview), Table: string(domain.TableImages), Record: id}); n != 7 {
 		t.Fatalf("%d preview entries, want 7 (304s included)", n)
 	}
 	// Someone else gets 404 and no ETag, whatever they send.
@@ -291,17 +272,17 @@ func TestScrub(t *testing.T) {
 		len(status.Failures) != 1 || status.Failures[0].ImageID != bad || !strings.HasPrefix(status.Failures[0].Reason, "contents: chunk 1") {
 		t.Fatalf("status: %+v", status)
 	}
-	if n := count(imageAudit(t, app, bad), string(domain.ActionIntegrityFailure)); n != 1 {
+	if n := testutil.AuditCount(t, app.DB.Pool, testutil.Audit{Action: string(domain.ActionIntegrityFailure), Table: string(domain.TableImages), Record: bad}); n != 1 {
 		t.Fatalf("%d integrity_failure entries for the damaged image", n)
 	}
-	if n := count(imageAudit(t, app, good), string(domain.ActionIntegrityFailure)); n != 0 {
+	if n := testutil.AuditCount(t, app.DB.Pool, testutil.Audit{Action: string(domain.ActionIntegrityFailure), Table: string(domain.TableImages), Record: good}); n != 0 {
 		t.Fatal("the intact image was reported")
 	}
 	// Checked again, still failing: no second entry.
 	if reason, err := integrity.CheckImage(ctx, bad); err != nil || reason == "" {
 		t.Fatalf("recheck: %q %v", reason, err)
 	}
-	if n := count(imageAudit(t, app, bad), string(domain.ActionIntegrityFailure)); n != 1 {
+	if n := testutil.AuditCount(t, app.DB.Pool, testutil.Audit{Action: string(domain.ActionIntegrityFailure), Table: string(domain.TableImages), Record: bad}); n != 1 {
 		t.Fatalf("%d integrity_failure entries after a recheck", n)
 	}
 	// Only those who monitor the system (system:monitor: admins) see the status.

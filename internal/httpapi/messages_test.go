@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/apptest"
 )
 
@@ -84,9 +85,8 @@ func TestMessagesReach(t *testing.T) {
 	if r := patient.Do(t, "GET", "/api/message/chat/not-an-id", nil); r.Status != 404 {
 		t.Errorf("no id: %d %s", r.Status, r.Raw)
 	}
-	var denied int
-	if err := app.DB.Pool.QueryRow(context.Background(), `SELECT count(*) FROM audit_log WHERE action = 'access_denied' AND actor_id = $1`, patient.ID).Scan(&denied); err != nil || denied == 0 {
-		t.Errorf("refusals of the patient audited: %d (%v)", denied, err)
+	if denied := testutil.AuditCount(t, app.DB.Pool, testutil.Audit{Action: "access_denied", Actor: patient.ID}); denied == 0 {
+		t.Errorf("refusals of the patient audited: %d", denied)
 	}
 }
 
@@ -133,8 +133,8 @@ func TestMessagesContent(t *testing.T) {
 	if err := app.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM messages WHERE position('scan is ready'::bytea in sealed) > 0 OR position('éééé'::bytea in sealed) > 0`).Scan(&clear); err != nil || clear != 0 {
 		t.Errorf("clear text in the messages table: %d rows (%v)", clear, err)
 	}
-	var audited, leaked int
-	_ = app.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE action = 'message_send' AND record_id = $1 AND actor_id = $2`, m["id"], provider.ID).Scan(&audited)
+	var leaked int
+	audited := testutil.AuditCount(t, app.DB.Pool, testutil.Audit{Action: "message_send", Record: m["id"].(string), Actor: provider.ID})
 	_ = app.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE reason LIKE '%scan%'`).Scan(&leaked)
 	if audited != 1 || leaked != 0 {
 		t.Errorf("audit: %d entries of the send, %d with its text", audited, leaked)

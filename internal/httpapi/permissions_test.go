@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/apptest"
 )
 
@@ -49,7 +50,7 @@ func TestOwnRecordStatesPermissions(t *testing.T) {
 			p := app.SignUp(t, role)
 			want := rolePermissions[role]
 			own := map[string]map[string]any{
-				"sign-in":           p.SignIn(t).Data()["user"].(map[string]any),
+				"sign-in":           p.Do(t, "POST", "/api/auth/login", map[string]string{"email": p.Email, "password": p.Password}).Data()["user"].(map[string]any),
 				"GET profile":       p.Do(t, "GET", "/api/users/profile", nil).Data(),
 				"PUT profile":       p.Do(t, "PUT", "/api/users/profile", map[string]any{"city": "Lahore"}).Data(),
 				"renewal (refresh)": p.Do(t, "POST", "/api/auth/refresh", nil).Data()["user"].(map[string]any),
@@ -211,11 +212,11 @@ func TestAuditListExportAndVerifyAgree(t *testing.T) {
 			if whole := len(listed) == now; whole != tt.all {
 				t.Errorf("%d of %d entries; the whole log: %v, want %v", len(listed), now, whole, tt.all)
 			}
-			denied := auditCount(t, app, "access_denied", "", false)
+			denied := testutil.AuditCount(t, app.DB.Pool, testutil.Audit{Action: "access_denied", Status: "failure"})
 			if r := tt.who.Do(t, "GET", "/api/audit/verify", nil); r.Status != tt.verify {
 				t.Errorf("verify: %d %s", r.Status, r.Raw)
 			}
-			if refused := auditCount(t, app, "access_denied", "", false) - denied; refused != btoi(tt.verify == http.StatusForbidden) {
+			if refused := testutil.AuditCount(t, app.DB.Pool, testutil.Audit{Action: "access_denied", Status: "failure"}) - denied; refused != btoi(tt.verify == http.StatusForbidden) {
 				t.Errorf("%d refusals recorded for the verify", refused)
 			}
 		})

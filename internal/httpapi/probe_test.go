@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/apptest"
 )
 
@@ -90,14 +91,14 @@ func TestCodeRequestsTakeTheSameWork(t *testing.T) {
 		t.Run(tt.path, func(t *testing.T) {
 			app.Services.Background.Hold()
 			t.Cleanup(app.Services.Background.Release) // also when the test fails
-			before, codesBefore := auditTotal(t, app), codeIDs(t, app, tt.email)
+			before, codesBefore := testutil.AuditCount(t, app.DB.Pool, testutil.Audit{}), codeIDs(t, app, tt.email)
 			known := app.Client().Do(t, "POST", tt.path, map[string]string{"email": tt.email})
 			unknown := app.Client().Do(t, "POST", tt.path, map[string]string{"email": "nobody." + tt.email})
 			// Answered before any work that only a real account needs.
 			if known.Status != http.StatusOK || known.Raw != unknown.Raw || known.Status != unknown.Status {
 				t.Fatalf("known %d %s, unknown %d %s", known.Status, known.Raw, unknown.Status, unknown.Raw)
 			}
-			if n := auditTotal(t, app); n != before {
+			if n := testutil.AuditCount(t, app.DB.Pool, testutil.Audit{}); n != before {
 				t.Fatalf("%d audit entries written before the answer", n-before)
 			}
 			if codeIDs(t, app, tt.email) != codesBefore {
@@ -120,15 +121,6 @@ func codeIDs(t *testing.T, app *apptest.App, email string) string {
 		t.Fatal(err)
 	}
 	return ids
-}
-
-func auditTotal(t *testing.T, app *apptest.App) int {
-	t.Helper()
-	var n int
-	if err := app.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM audit_log`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 // TestRegistrationFloods: one address cannot register without limit; the
@@ -197,7 +189,7 @@ func TestRefreshRefusesCrossSite(t *testing.T) {
 			t.Errorf("%s: %d, want 403", name, s)
 		}
 	}
-	before := auditTotal(t, app)
+	before := testutil.AuditCount(t, app.DB.Pool, testutil.Audit{})
 	for name, header := range map[string]map[string]string{
 		"the app's own origin": {"Origin": "http://medishare.test", "Sec-Fetch-Site": "same-origin"},
 		"no browser headers":   nil,
@@ -206,7 +198,7 @@ func TestRefreshRefusesCrossSite(t *testing.T) {
 			t.Errorf("%s: %d, want 200", name, s)
 		}
 	}
-	if auditTotal(t, app) != before {
+	if testutil.AuditCount(t, app.DB.Pool, testutil.Audit{}) != before {
 		t.Error("an allowed refresh was recorded as refused")
 	}
 }
@@ -239,22 +231,13 @@ func TestEachRefusalRecordedOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := deniedCount(t, app)
+			before := testutil.AuditCount(t, app.DB.Pool, testutil.Audit{Action: "access_denied"})
 			if r := tt.caller.Do(t, tt.method, tt.path, nil); r.Status != tt.status {
 				t.Fatalf("%d %s, want %d", r.Status, r.Raw, tt.status)
 			}
-			if n := deniedCount(t, app) - before; n != 1 {
+			if n := testutil.AuditCount(t, app.DB.Pool, testutil.Audit{Action: "access_denied"}) - before; n != 1 {
 				t.Fatalf("%d access_denied entries, want 1", n)
 			}
 		})
 	}
-}
-
-func deniedCount(t *testing.T, app *apptest.App) int {
-	t.Helper()
-	var n int
-	if err := app.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM audit_log WHERE action = 'access_denied'`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/apptest"
 )
 
@@ -71,19 +72,14 @@ func contentStatus(t *testing.T, p *apptest.Person, imageID string) int {
 	return resp.StatusCode
 }
 
-func auditCount(t *testing.T, app *apptest.App, action, recordID string, success bool) int {
+// audited counts the audit entries of an action on a record, succeeded or failed.
+func audited(t *testing.T, app *apptest.App, action, recordID string, success bool) int {
 	t.Helper()
 	status := "failure"
 	if success {
 		status = "success"
 	}
-	var n int
-	err := app.DB.Pool.QueryRow(context.Background(),
-		`SELECT count(*) FROM audit_log WHERE action = $1 AND record_id = $2 AND status = $3`, action, recordID, status).Scan(&n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return testutil.AuditCount(t, app.DB.Pool, testutil.Audit{Action: action, Record: recordID, Status: status})
 }
 
 func TestShareVerifyViewRevoke(t *testing.T) {
@@ -222,15 +218,11 @@ func TestShareVerifyViewRevoke(t *testing.T) {
 	}{
 		{"share", shareID, true}, {"share_verify", shareID, false}, {"share_verify", shareID, true}, {"share_revoke", shareID, true},
 	} {
-		if auditCount(t, app, e.action, e.record, e.success) == 0 {
+		if audited(t, app, e.action, e.record, e.success) == 0 {
 			t.Errorf("no audit entry %s %s success=%v", e.action, e.record, e.success)
 		}
 	}
-	var viewsUnderShare int
-	if err := app.DB.Pool.QueryRow(context.Background(), `SELECT count(*) FROM audit_log WHERE action = 'view' AND record_id = $1 AND reason = $2`,
-		imageID, "via share "+shareID).Scan(&viewsUnderShare); err != nil {
-		t.Fatal(err)
-	}
+	viewsUnderShare := testutil.AuditCount(t, app.DB.Pool, testutil.Audit{Action: "view", Record: imageID, Reason: "via share " + shareID})
 	if viewsUnderShare != 2 {
 		t.Errorf("views under the share audited %d times, want 2", viewsUnderShare)
 	}
@@ -287,7 +279,7 @@ func TestShareCodeTriesAndVoiding(t *testing.T) {
 	if sent := provider.Do(t, "GET", "/api/sharing/sent", nil).List(); sent[0]["status"] != "voided" {
 		t.Fatalf("sent status: %v", sent)
 	}
-	if auditCount(t, app, "share_void", shareID, true) != 1 {
+	if audited(t, app, "share_void", shareID, true) != 1 {
 		t.Fatal("voiding not audited once")
 	}
 }
@@ -376,7 +368,7 @@ func TestShareExpiry(t *testing.T) {
 	if sent := provider.Do(t, "GET", "/api/sharing/sent", nil).List(); sent[1]["status"] != "expired" {
 		t.Fatalf("sent status after expiry: %v", sent)
 	}
-	if n := auditCount(t, app, "share_expired", viewedShare, true); n != 1 {
+	if n := audited(t, app, "share_expired", viewedShare, true); n != 1 {
 		t.Fatalf("expiry audited %d times, want once", n)
 	}
 

@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/apptest"
 )
 
@@ -75,9 +75,8 @@ func TestRouteByRoleMatrix(t *testing.T) {
 		}
 	}
 	// Every refusal of a signed-in caller is audited.
-	var denied int
-	if err := app.DB.Pool.QueryRow(context.Background(), "SELECT count(*) FROM audit_log WHERE action = 'access_denied'").Scan(&denied); err != nil || denied == 0 {
-		t.Fatalf("denied access audited %d times (%v)", denied, err)
+	if denied := testutil.AuditCount(t, app.DB.Pool, testutil.Audit{Action: "access_denied"}); denied == 0 {
+		t.Fatalf("denied access audited %d times", denied)
 	}
 }
 

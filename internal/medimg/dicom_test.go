@@ -446,14 +446,10 @@ func TestDICOMParseBudget(t *testing.T) {
 	t.Cleanup(func() { parseBudget = old })
 
 	data := syntheticDICOM(256, 256, "Doe^John") // several pipe writes
-	start := time.Now()
 	_, err := Clean(ioDiscard{}, bytes.NewReader(data), DICOM)
 	wantKind(t, err, domain.EVALIDATION, msgDamaged)
 	if !errors.Is(err, errParseTimeout) {
 		t.Errorf("cause = %v, want the time limit", errors.Unwrap(err))
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("took %v to give up", d)
 	}
 }
 

@@ -86,11 +86,7 @@ func tooCommon(password string, userInputs []string) (common bool) {
 		runes = unit
 		password = string(unit)
 	}
-	var filters []func(match.Matcher) bool
-	if len(runes) > maxL33tRunes {
-		filters = append(filters, matching.FilterL33tMatcher)
-	}
-	r := zxcvbn.PasswordStrength(password, userInputs, filters...)
+	r := zxcvbn.PasswordStrength(password, userInputs, matcherFilters(len(runes))...)
 	if r.Score < minScore {
 		return true
 	}
@@ -136,4 +132,14 @@ func tooLong() error {
 
 func passwordError(msg string) error {
 	return domain.ValidationError(msg, domain.FieldError{Field: "password", Message: msg})
+}
+
+// matcherFilters leave out of zxcvbn, for a password of n runes, the
+// matchers whose cost grows too fast with n: the l33t matcher above
+// maxL33tRunes.
+func matcherFilters(n int) []func(match.Matcher) bool {
+	if n > maxL33tRunes {
+		return []func(match.Matcher) bool{matching.FilterL33tMatcher}
+	}
+	return nil
 }

@@ -193,3 +193,16 @@ func TestAuditWriteFailuresAreCounted(t *testing.T) {
 		t.Fatalf("err %v, failures %d then %d", err, before, AuditWriteFailures())
 	}
 }
+
+// A failed mail waits 5 s, then twice as long after each failure, never
+// more than 10 minutes.
+func TestMailBackoff(t *testing.T) {
+	for attempts, want := range map[int]time.Duration{
+		1: 5 * time.Second, 2: 10 * time.Second, 3: 20 * time.Second, 7: 320 * time.Second,
+		8: 10 * time.Minute, 9: 10 * time.Minute, 100: 10 * time.Minute,
+	} {
+		if got := mailBackoff(attempts); got != want {
+			t.Errorf("mailBackoff(%d) = %s, want %s", attempts, got, want)
+		}
+	}
+}

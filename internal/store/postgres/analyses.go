@@ -40,11 +40,11 @@ func (s *Store) LatestAnalysis(ctx context.Context, imageID string) (domain.Stor
 }
 
 // AnalysesNotUnder returns up to 500 analyses sealed under another key than keyID.
-func (s *Store) AnalysesNotUnder(ctx context.Context, keyID []byte) ([]SealedText, error) {
+func (s *Store) AnalysesNotUnder(ctx context.Context, keyID []byte) ([]domain.SealedText, error) {
 	rows, err := s.q(ctx).AnalysesNotUnder(ctx, keyID)
-	out := make([]SealedText, len(rows))
+	out := make([]domain.SealedText, len(rows))
 	for i, r := range rows {
-		out[i] = SealedText{ID: r.ID.String(), Sealed: r.Sealed}
+		out[i] = domain.SealedText{ID: r.ID.String(), Sealed: r.Sealed}
 	}
 	return out, translate(err)
 }

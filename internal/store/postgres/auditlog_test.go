@@ -10,6 +10,7 @@ import (
 
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/store/postgres"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
 )
 
@@ -114,8 +115,7 @@ func TestAuditAudience(t *testing.T) {
 		return errors.New("roll back")
 	})
 	_, total, err = store.ListAudit(ctx, domain.AuditScope{All: true}, domain.AuditFilter{}, domain.Page{Page: 1, Limit: 5})
-	var counted int64
-	_ = db.Pool.QueryRow(ctx, "SELECT count(*) FROM audit_log").Scan(&counted)
+	counted := int64(testutil.AuditCount(t, db.Pool, testutil.Audit{}))
 	if err != nil || int64(total.TotalItems) != before || counted != before || total.AtLeast {
 		t.Errorf("after a rolled back append: total %+v (was %d), %d in the log, %v", total, before, counted, err)
 	}
@@ -243,10 +243,7 @@ func TestEachAuditPagesThroughEverything(t *testing.T) {
 		ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only`); err != nil {
 		t.Fatal(err)
 	}
-	var total int
-	if err := db.Pool.QueryRow(ctx, "SELECT count(*) FROM audit_log").Scan(&total); err != nil {
-		t.Fatal(err)
-	}
+	total := testutil.AuditCount(t, db.Pool, testutil.Audit{})
 	views := map[string]struct {
 		scope domain.AuditScope
 		f     domain.AuditFilter

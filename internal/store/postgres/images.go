@@ -171,22 +171,15 @@ func (s *Store) BlobReferenced(ctx context.Context, key string) (bool, error) {
 	return ok, translate(err)
 }
 
-// WrappedKey is one image's content key as stored.
-type WrappedKey struct {
-	ImageID string
-	Wrapped []byte
-	KeyID   []byte
-}
-
 // KeysNotUnder returns up to 500 images whose key is wrapped by another master key than currentKeyID.
-func (s *Store) KeysNotUnder(ctx context.Context, currentKeyID []byte) ([]WrappedKey, error) {
+func (s *Store) KeysNotUnder(ctx context.Context, currentKeyID []byte) ([]domain.WrappedKey, error) {
 	rows, err := s.q(ctx).ListWrappedKeys(ctx, currentKeyID)
 	if err != nil {
 		return nil, translate(err)
 	}
-	out := make([]WrappedKey, len(rows))
+	out := make([]domain.WrappedKey, len(rows))
 	for i, r := range rows {
-		out[i] = WrappedKey{ImageID: r.ID.String(), Wrapped: r.WrappedKey, KeyID: r.KeyID}
+		out[i] = domain.WrappedKey{ImageID: r.ID.String(), Wrapped: r.WrappedKey, KeyID: r.KeyID}
 	}
 	return out, nil
 }

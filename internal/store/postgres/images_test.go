@@ -92,20 +92,23 @@ func TestImagesRecords(t *testing.T) {
 // image without shares with none, and a revoked share left out.
 func TestListsCarryTheirShares(t *testing.T) {
 	ctx := context.Background()
-	_, store := auditStore(t)
+	db, store := auditStore(t)
 	provider := newUser(t, store, domain.RoleProvider)
 	patients := []domain.User{newUser(t, store, domain.RolePatient), newUser(t, store, domain.RolePatient), newUser(t, store, domain.RolePatient)}
 	// Three images, oldest first: two shares on the oldest (one revoked
 	// later, and a third to another patient), none on the middle one, one
 	// on the newest.
 	var ids []string
-	for range 3 {
+	for i := range 3 {
 		id := uuid.NewString()
 		if err := store.CreateImage(ctx, testImage(id, provider.ID, patients[0].ID)); err != nil {
 			t.Fatal(err)
 		}
+		// Creation times a second apart, whatever the clock's resolution.
+		if _, err := db.Pool.Exec(ctx, "UPDATE images SET created_at = now() - make_interval(secs => $2) WHERE id = $1", id, 10-i); err != nil {
+			t.Fatal(err)
+		}
 		ids = append(ids, id)
-		time.Sleep(2 * time.Millisecond) // distinct creation times
 	}
 	share := func(imageID string, to domain.User, at time.Time) string {
 		t.Helper()

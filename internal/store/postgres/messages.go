@@ -149,19 +149,13 @@ func (s *Store) HaveExchanged(ctx context.Context, a, b string) (bool, error) {
 	return ok, translate(err)
 }
 
-// SealedText is a message's sealed text, for re-sealing under a new key.
-type SealedText struct {
-	ID     string
-	Sealed []byte
-}
-
 // MessagesNotUnder returns up to 500 messages sealed under another key
 // than keyID.
-func (s *Store) MessagesNotUnder(ctx context.Context, keyID []byte) ([]SealedText, error) {
+func (s *Store) MessagesNotUnder(ctx context.Context, keyID []byte) ([]domain.SealedText, error) {
 	rows, err := s.q(ctx).MessagesNotUnder(ctx, keyID)
-	out := make([]SealedText, len(rows))
+	out := make([]domain.SealedText, len(rows))
 	for i, r := range rows {
-		out[i] = SealedText{ID: r.ID.String(), Sealed: r.Sealed}
+		out[i] = domain.SealedText{ID: r.ID.String(), Sealed: r.Sealed}
 	}
 	return out, translate(err)
 }

@@ -46,11 +46,11 @@ func (s *Store) MailQueued(ctx context.Context, limit int) (int, error) {
 }
 
 // MailNotUnder returns up to 500 queued mails sealed under another key than keyID.
-func (s *Store) MailNotUnder(ctx context.Context, keyID []byte) ([]SealedText, error) {
+func (s *Store) MailNotUnder(ctx context.Context, keyID []byte) ([]domain.SealedText, error) {
 	rows, err := s.q(ctx).MailNotUnder(ctx, keyID)
-	out := make([]SealedText, len(rows))
+	out := make([]domain.SealedText, len(rows))
 	for i, r := range rows {
-		out[i] = SealedText{ID: r.ID.String(), Sealed: r.Sealed}
+		out[i] = domain.SealedText{ID: r.ID.String(), Sealed: r.Sealed}
 	}
 	return out, translate(err)
 }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime/multipart"
@@ -26,14 +27,15 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"github.com/medishare/medishare/internal/analysis"
+	"github.com/medishare/medishare/internal/app"
 	"github.com/medishare/medishare/internal/blob"
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/httpapi"
 	"github.com/medishare/medishare/internal/mail"
-	"github.com/medishare/medishare/internal/medimg"
 	"github.com/medishare/medishare/internal/secure"
 	"github.com/medishare/medishare/internal/service"
 	"github.com/medishare/medishare/internal/store/postgres"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
 )
 
@@ -66,7 +68,7 @@ type App struct {
 // CountingBlobs is the content store of the stack, counting the reads of
 // each object.
 type CountingBlobs struct {
-	service.ContentStore
+	app.Blobs
 	mu    sync.Mutex
 	reads map[string]int
 }
@@ -74,13 +76,13 @@ type CountingBlobs struct {
 // Get counts, then opens the object.
 func (c *CountingBlobs) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 	c.count(key)
-	return c.ContentStore.Get(ctx, key)
+	return c.Blobs.Get(ctx, key)
 }
 
 // GetRange counts, then opens part of the object.
 func (c *CountingBlobs) GetRange(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error) {
 	c.count(key)
-	return c.ContentStore.GetRange(ctx, key, offset, length)
+	return c.Blobs.GetRange(ctx, key, offset, length)
 }
 
 func (c *CountingBlobs) count(key string) {
@@ -139,15 +141,10 @@ func (a *App) Twin(t testing.TB) *App {
 }
 
 // start runs an instance on dbURL and blobDir, relaying mail to box (a
-// new one when nil).
+// new one when nil): the program's own wiring (internal/app) with the
+// test's parts.
 func start(t testing.TB, dbURL, blobDir string, box *Mailbox, analyzers ...analysis.Analyzer) *App {
 	t.Helper()
-	ctx := context.Background()
-	db, err := postgres.Open(ctx, dbURL, postgres.PoolOptions{MaxConns: 20, StatementTimeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
 	if box == nil {
 		box = StartMailbox(t)
 	}
@@ -155,52 +152,29 @@ func start(t testing.TB, dbURL, blobDir string, box *Mailbox, analyzers ...analy
 	if err != nil {
 		t.Fatal(err)
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	keys, err := secure.NewKeys(MasterKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := &Clock{}
 	fs, err := blob.NewFS(blobDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	blobs := &CountingBlobs{ContentStore: fs, reads: map[string]int{}}
-	envelope, err := secure.NewEnvelope(MasterKey)
+	blobs := &CountingBlobs{Blobs: fs, reads: map[string]int{}}
+	clock := &Clock{}
+	stack, err := app.New(context.Background(), app.Parts{
+		DatabaseURL: dbURL, Pool: postgres.PoolOptions{MaxConns: 20, StatementTimeout: 30 * time.Second},
+		Blobs: blobs, Mailer: mailer, MasterKey: MasterKey, JWTSecret: JWTSecret,
+		PublicURL: "http://medishare.test", WebApp: fstest.MapFS{},
+		Now: clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Analyzers: analyzers, PreviewBudget: 256 << 20,
+		Version: "test", StorageKind: "filesystem", MailKind: "log", Metrics: true,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	texts, err := secure.NewTextSealer(MasterKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := postgres.NewStore(db)
-	services := service.New(service.Config{
-		Store: store, Blobs: blobs, Keys: envelope, Texts: texts, Secrets: keys, Passwords: secure.NewPasswords(4),
-		Mailer: mailer, Templates: mail.Templates{PublicURL: "http://medishare.test", Now: clock.Now},
-		TokenSecret: JWTSecret, Issuer: "http://medishare.test", LinkKey: keys.Subkey("signed-urls"),
-		Previews: medimg.NewPreviewer(256 << 20),
-		System: service.System{Version: "test", StorageKind: "filesystem", MailKind: "log",
-			PingDatabase: db.Ping, PingStorage: fs.Ping},
-		Analyzers: analyzers,
-		Logger:    logger, Now: clock.Now,
-	})
-	t.Cleanup(services.Background.Wait)
-	listening, stopListening := context.WithCancel(context.Background())
-	t.Cleanup(stopListening)
-	go db.Listen(listening, logger, services.Deliver, services.Resync)
-	sending, stopSending := context.WithCancel(context.Background())
-	outboxDone := make(chan struct{})
-	go func() { services.Outbox.Run(sending); close(outboxDone) }()
-	t.Cleanup(func() { stopSending(); <-outboxDone })
-	metrics := httpapi.NewMetrics()
-	router := httpapi.NewRouter(httpapi.Deps{
-		Logger: logger, Readiness: httpapi.NewReadiness(), WebApp: fstest.MapFS{}, PublicURL: "http://medishare.test",
-		Services: services, Metrics: metrics,
-	})
-	srv := httptest.NewServer(checkContract(t, router))
+	t.Cleanup(stack.Close)
+	t.Cleanup(stack.Start())
+	srv := httptest.NewServer(checkContract(t, stack.Handler))
 	t.Cleanup(srv.Close)
-	return &App{URL: srv.URL, Store: store, DB: db, Mailbox: box, Services: services, Clock: clock, BlobDir: blobDir, Blobs: blobs, Metrics: metrics, dbURL: dbURL}
+	return &App{URL: srv.URL, Store: stack.Store, DB: stack.DB, Mailbox: box, Services: stack.Services, Clock: clock,
+		BlobDir: blobDir, Blobs: blobs, Metrics: stack.Metrics, dbURL: dbURL}
 }
 
 // Response is an answer, with its JSON body decoded when there is one.
@@ -431,17 +405,13 @@ func (a *App) SignUp(t testing.TB, role string) *Person {
 	return p
 }
 
-// SignIn signs the person in and keeps the access token.
-func (p *Person) SignIn(t testing.TB) *Response {
+// SignIn signs the person in (testutil.SignIn) and keeps the access token
+// and the id; the client keeps the refresh cookie.
+func (p *Person) SignIn(t testing.TB) testutil.Session {
 	t.Helper()
-	r := p.Do(t, "POST", "/api/auth/login", map[string]string{"email": p.Email, "password": p.Password})
-	if r.Status != http.StatusOK {
-		t.Fatalf("login %s: %d %s", p.Email, r.Status, r.Raw)
-	}
-	p.Token = r.Data()["token"].(string)
-	user := r.Data()["user"].(map[string]any)
-	p.ID = user["id"].(string)
-	return r
+	s := testutil.SignIn(t, p.http, p.app.URL, p.Email, p.Password, http.StatusOK)
+	p.Token, p.ID = s.Token, s.ID
+	return s
 }
 
 // Mailbox is an SMTP server that keeps every message it receives.
@@ -544,34 +514,27 @@ func (b *Mailbox) Count(to, subject string) int {
 }
 
 // Wait returns the newest message to an address whose text contains
-// subject, waiting up to ten seconds.
+// subject, waiting for it to come.
 func (b *Mailbox) Wait(t testing.TB, to, subject string) Mail {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	var found Mail
+	testutil.Eventually(t, fmt.Sprintf("a mail to %s with %q", to, subject), func() bool {
 		msgs := b.All(to)
 		for i := len(msgs) - 1; i >= 0; i-- {
 			if strings.Contains(msgs[i].Data, subject) {
-				return msgs[i]
+				found = msgs[i]
+				return true
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("no mail to %s with %q", to, subject)
-	return Mail{}
+		return false
+	})
+	return found
 }
 
-// WaitCount waits up to ten seconds for n messages to an address whose
-// text contains subject.
+// WaitCount waits for n messages to an address whose text contains subject.
 func (b *Mailbox) WaitCount(t testing.TB, to, subject string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for b.Count(to, subject) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d mails to %s with %q, want %d", b.Count(to, subject), to, subject, n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, fmt.Sprintf("%d mails to %s with %q", n, to, subject), func() bool { return b.Count(to, subject) >= n })
 }
 
 // Code returns the first group of pattern in the newest matching message.

@@ -177,6 +177,19 @@ func NewDatabase(t testing.TB) string {
 	return createDatabase(t, true)
 }
 
+// NewStore opens the repository's store on a fresh, migrated database: for
+// tests beside the services, which may not name the store's package. The
+// pool is closed when the test ends.
+func NewStore(t testing.TB) (*postgres.DB, *postgres.Store) {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), NewDatabase(t), postgres.PoolOptions{MaxConns: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return db, postgres.NewStore(db)
+}
+
 // NewEmptyDatabase creates a database with no migrations applied.
 func NewEmptyDatabase(t testing.TB) string {
 	t.Helper()

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -26,7 +26,9 @@ import (
 
 	"github.com/medishare/medishare/internal/medimg"
 	"github.com/medishare/medishare/internal/secure"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
+	"github.com/medishare/medishare/internal/testutil/proctest"
 )
 
 // The soak's people: providers and patients registered through the API
@@ -325,7 +327,7 @@ func (w *soakWorld) stalest() *soakUser {
 
 // upload sends file i for a patient, as provider p.
 func (w *soakWorld) upload(p *soakUser, patient *soakUser, f soakFile) soakCall {
-	body, contentType := uploadForm("Soak "+f.name, patient.id, f.name, f.data)
+	body, contentType := proctest.UploadForm("Soak "+f.name, patient.id, f.name, f.data)
 	return soakCall{
 		req:   w.request(p, "POST", "/api/upload/image", body, contentType),
 		want:  http.StatusCreated,
@@ -673,13 +675,15 @@ func (m *soakMailbox) poll() {
 	}
 }
 
-// watch polls until stop is closed.
+// watch reads new mail five times a second until stop is closed.
 func (m *soakMailbox) watch(stop <-chan struct{}) {
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		select {
 		case <-stop:
 			return
-		case <-time.After(200 * time.Millisecond):
+		case <-tick.C:
 			m.poll()
 		}
 	}
@@ -691,19 +695,17 @@ func (m *soakMailbox) shareCode(id string) string {
 	return m.share[id]
 }
 
-// wait polls until get finds something, for up to 10 s.
+// wait waits for the mail in which get finds something, and returns it.
 func (m *soakMailbox) wait(b *testing.B, what string, get func() string) string {
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	var v string
+	testutil.Eventually(b, fmt.Sprintf("a mail with %s in %s", what, m.dir), func() bool {
 		m.poll()
 		m.mu.Lock()
-		v := get()
-		m.mu.Unlock()
-		if v != "" {
-			return v
-		}
-	}
-	b.Fatalf("no mail with %s in %s", what, m.dir)
-	return ""
+		defer m.mu.Unlock()
+		v = get()
+		return v != ""
+	})
+	return v
 }
 
 // soakSample is the server's memory at one moment of the run.
@@ -716,8 +718,8 @@ type soakSample struct {
 
 // metricsOf reads some of the server's Prometheus metrics.
 func metricsOf(url string) map[string]float64 {
-	body, _ := fetchStatus(url, "") // no answer: no figures
-	return parseMetrics(string(body))
+	body, _ := proctest.FetchStatus(url, "") // no answer: no figures
+	return proctest.ParseMetrics(string(body))
 }
 
 func envDuration(b *testing.B, name string, fallback time.Duration) time.Duration {
@@ -750,7 +752,7 @@ func BenchmarkSoak(b *testing.B) {
 		rate = r
 	}
 
-	env := devEnv(b, pgtest.NewDatabase(b))
+	env := proctest.Env(b, pgtest.NewDatabase(b))
 	env["MEDISHARE_LOG_LEVEL"] = "warn"
 	env["MEDISHARE_METRICS_ADDR"] = fmt.Sprintf("127.0.0.1:%d", pgtest.FreePort(b))
 	// The load generator stands for many clients behind a reverse proxy on
@@ -759,9 +761,9 @@ func BenchmarkSoak(b *testing.B) {
 	env["MEDISHARE_TRUSTED_PROXIES"] = "127.0.0.1,::1"
 	base := "http://" + env["MEDISHARE_ADDR"]
 	metricsURL := "http://" + env["MEDISHARE_METRICS_ADDR"] + "/metrics"
-	cmd := startBinary(b, env)
+	cmd := proctest.Start(b, proctest.Built(b), env, os.Stderr)
 	pid := cmd.Process.Pid
-	waitStatus(b, base+"/readyz", http.StatusOK)
+	proctest.WaitStatus(b, base+"/readyz", http.StatusOK)
 
 	w := &soakWorld{
 		base: base,
@@ -837,6 +839,9 @@ func BenchmarkSoak(b *testing.B) {
 		if due.Sub(start) >= duration {
 			break
 		}
+		// Pacing, not a wait for an effect: each request leaves at its
+		// scheduled time, late ones at once (a Ticker would drop the ticks
+		// of a late loop, and with them the load it owes).
 		time.Sleep(time.Until(due))
 		if i%int(rate*60) == 0 && i > 0 {
 			loads = append(loads, loadAverage())
@@ -1077,7 +1082,7 @@ func soakReport(stats *soakStats, samples []soakSample, skipped map[string]int, 
 		if w := soakWhy[route]; w != "" {
 			return w
 		}
-		return "(no note on what this route does: see soakWhy in cmd/medishare/bench_soak_test.go)"
+		return "(no note on what this route does: see soakWhy in internal/bench/soak_test.go)"
 	}
 	note := fmt.Sprintf("By p99 the slowest was `%s` (p99 %.1f ms): %s.", slowest, slowestP99, why(slowest))
 	if slowestMedian != slowest {
@@ -1099,7 +1104,7 @@ func soakReport(stats *soakStats, samples []soakSample, skipped map[string]int, 
 
 	return fmt.Sprintf(`## Soak
 
-Measured by `+"`make soak`"+` (BenchmarkSoak in cmd/medishare/bench_soak_test.go) on %s
+Measured by `+"`make soak`"+` (BenchmarkSoak in internal/bench/soak_test.go) on %s
 against the real binary (%s), one instance, local disk store, PostgreSQL and
 the load generator on the same machine (%s, 1-minute load average %s to %s:
 shared with other test runs). Not part of `+"`make test`"+` or `+"`make bench`"+`.

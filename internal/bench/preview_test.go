@@ -1,10 +1,8 @@
-package main
+package bench
 
 import (
 	"bytes"
 	"fmt"
-	"image"
-	"image/color"
 	"image/png"
 	"io"
 	"net/http"
@@ -13,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/medishare/medishare/internal/testutil/proctest"
 )
 
 // probeSide is the side of the PNG of the outside probe's finding 1: 8000 x
@@ -31,7 +31,7 @@ func BenchmarkPreviewMemory(b *testing.B) {
 	_, base, cmd, token, patientID := startBenchServer(b)
 
 	file := probePNG(b)
-	id := benchUpload(b, base, token, patientID, "probe.png", file)
+	id := proctest.MustUpload(b, base, token, patientID, "probe.png", file)
 	pid := cmd.Process.Pid
 	rssStart := procStatus(pid, "VmRSS")
 	// Reset the peak, so VmHWM is what the previews take.
@@ -65,7 +65,7 @@ func BenchmarkPreviewMemory(b *testing.B) {
 	if path := os.Getenv("BENCH_REPORT"); path != "" {
 		section := fmt.Sprintf(`## Preview memory
 
-Measured by `+"`make bench`"+` (BenchmarkPreviewMemory in cmd/medishare/bench_preview_test.go)
+Measured by `+"`make bench`"+` (BenchmarkPreviewMemory in internal/bench/preview_test.go)
 on %s against the real server process with its default settings (a Go memory
 limit of 768 MiB, half of it for previews): one PNG of %d x %d pixels, 16-bit
 RGBA (512 MB once decoded, %d KiB stored), uploaded once and previewed by four
@@ -109,28 +109,7 @@ func answers(statuses []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// probeImage is a gentle 16-bit gradient with some transparency (so the
-// encoder writes RGBA, colour type 6, depth 16), computed per pixel so that
-// making the file costs no more than the file.
-type probeImage struct{ side int }
-
-func (p probeImage) ColorModel() color.Model { return color.NRGBA64Model }
-func (p probeImage) Bounds() image.Rectangle { return image.Rect(0, 0, p.side, p.side) }
-func (p probeImage) Opaque() bool            { return false }
-func (p probeImage) At(x, y int) color.Color {
-	return color.NRGBA64{R: uint16(x * 8), G: uint16(y * 8), B: 0x8000, A: 0xF000}
-}
-
-func probePNG(tb testing.TB) []byte { return probePNGOf(tb, probeSide) }
-
-// probePNGOf is the probe's picture, side pixels a side.
-func probePNGOf(tb testing.TB, side int) []byte {
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, probeImage{side}); err != nil {
-		tb.Fatal(err)
-	}
-	return buf.Bytes()
-}
+func probePNG(tb testing.TB) []byte { return proctest.ProbePNG(tb, probeSide) }
 
 // previewStatus asks for a preview and returns the status, checking that a
 // 200 carries a PNG.

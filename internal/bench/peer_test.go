@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -18,6 +18,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/medishare/medishare/internal/testutil"
+	"github.com/medishare/medishare/internal/testutil/proctest"
 )
 
 // BenchmarkPeer measures MediShare beside Orthanc, the open-source DICOM
@@ -270,7 +273,7 @@ func newPeerMediShare(b *testing.B, port int) *peerMediShare {
 		mu.Lock()
 		defer mu.Unlock()
 		if time.Since(signedAt) > 5*time.Minute { // access tokens live 15 minutes
-			token, patientID = signInDemoProvider(b, env, base)
+			token, patientID = proctest.SignInDemoProvider(b, env)
 			signedAt = time.Now()
 		}
 		return token
@@ -286,7 +289,7 @@ func newPeerMediShare(b *testing.B, port int) *peerMediShare {
 		pid:  func() int { return cmd.Process.Pid },
 		auth: func() string { return "Authorization: Bearer " + bearer() },
 		upload: func(file []byte) string {
-			return benchUpload(b, base, bearer(), patientID, "chest.dcm", file)
+			return proctest.MustUpload(b, base, bearer(), patientID, "chest.dcm", file)
 		},
 		download: func(id string) {
 			req, _ := http.NewRequest("GET", base+"/api/upload/image/"+id+"/content", nil)
@@ -500,27 +503,22 @@ func (o *peerOrthanc) restart(b *testing.B, extra map[string]any) {
 	exited := make(chan struct{})
 	go func(cmd *exec.Cmd) { _ = cmd.Wait(); close(exited) }(o.cmd)
 	o.exited = exited
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		req, _ := http.NewRequest("GET", o.base+"/system", nil)
-		req.Header.Set("Authorization", strings.TrimPrefix(o.auth(), "Authorization: "))
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			status, _ := drainStatus(resp)
-			if status == 200 {
-				return
-			}
-		}
+	testutil.Eventually(b, "Orthanc to start", func() bool {
 		select {
 		case <-exited:
-			deadline = time.Time{}
-		default:
-		}
-		if time.Now().After(deadline) {
 			out, _ := os.ReadFile(filepath.Join(o.dir, "orthanc.log"))
 			b.Fatalf("Orthanc did not start:\n%s", out)
+		default:
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		req, _ := http.NewRequest("GET", o.base+"/system", nil)
+		req.Header.Set("Authorization", strings.TrimPrefix(o.auth(), "Authorization: "))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		status, _ := drainStatus(resp)
+		return status == http.StatusOK
+	})
 }
 
 // stop ends Orthanc with SIGTERM, as its service does, and waits for it.
@@ -554,6 +552,8 @@ func (o *peerOrthanc) seed(base string, auth func(*http.Request), file []byte) e
 			return fmt.Errorf("Orthanc seeding: %d, %v; its log ends with:\n%s", status, err, strings.Join(lines[max(0, len(lines)-15):], "\n"))
 		}
 		o.resent.Add(1)
+		// A sender's backoff before it sends again (the workload), not a
+		// wait for an effect.
 		time.Sleep(time.Duration(try) * 50 * time.Millisecond)
 	}
 }
@@ -692,7 +692,7 @@ func peerReport(ms *peerMediShare, or *peerOrthanc, fileSize int, seedTime map[s
 	}
 	return fmt.Sprintf(`## MediShare beside Orthanc
 
-Measured by `+"`make bench-peer`"+` (BenchmarkPeer in cmd/medishare/bench_peer_test.go,
+Measured by `+"`make bench-peer`"+` (BenchmarkPeer in internal/bench/peer_test.go,
 run by scripts/bench-peer.sh) on %s, against %s, on this machine (%s), in %s.
 The machine is shared with other test runs: its 1-minute load average went
 from %s to %s during the run, so every number is the median of three

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -6,14 +6,13 @@ import (
 	"crypto/cipher"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
+	"github.com/medishare/medishare/internal/testutil/proctest"
 )
 
 const benchFileSize = domain.MaxUploadBytes
@@ -63,12 +63,12 @@ func BenchmarkTransfers(b *testing.B) {
 		return float64(n*len(file)) / (1 << 20) / time.Since(start).Seconds()
 	}
 	upload := func(int) {
-		id := benchUpload(b, base, token, patientID, "bench.pdf", file)
+		id := proctest.MustUpload(b, base, token, patientID, "bench.pdf", file)
 		mu.Lock()
 		ids = append(ids, id)
 		mu.Unlock()
 	}
-	download := func(i int) { benchDownload(b, base, token, ids[i%len(ids)], len(file)) }
+	download := func(i int) { proctest.Download(b, base, token, ids[i%len(ids)], len(file)) }
 
 	// One file at a time, eight times over: a single 10 MiB transfer takes
 	// tens of milliseconds, too short to measure alone.
@@ -110,7 +110,7 @@ func BenchmarkTransfers(b *testing.B) {
 		}
 		report := fmt.Sprintf(`# Performance
 
-Measured by `+"`make bench`"+` (BenchmarkTransfers in cmd/medishare/bench_test.go) on %s
+Measured by `+"`make bench`"+` (BenchmarkTransfers in internal/bench/transfers_test.go) on %s
 against the real server process (local disk store, PostgreSQL on the same machine,
 the load generator on the same cores), with 10 MiB files, on this machine (%s).
 
@@ -354,101 +354,31 @@ func readBackMBps(b *testing.B, dataDir string, file []byte) float64 {
 // demo provider signed in and the demo patient's id. With
 // BENCH_SERVER_CPUPROFILE set, the server writes its CPU profile there.
 func startBenchServer(b *testing.B) (env map[string]string, base string, cmd *exec.Cmd, token, patientID string) {
-	env = devEnv(b, pgtest.NewDatabase(b))
+	env = proctest.Env(b, pgtest.NewDatabase(b))
 	env["MEDISHARE_LOG_LEVEL"] = "warn"
-	base = "http://" + env["MEDISHARE_ADDR"]
+	base = proctest.Base(env)
+	program := proctest.Built(b)
 	if path := os.Getenv("BENCH_SERVER_CPUPROFILE"); path != "" {
-		env["MEDISHARE_TEST_CPUPROFILE"] = path
+		program = profilingProgram(b, path)
 	}
-	cmd = startProgram(b, env, io.Discard)
+	cmd = proctest.Start(b, program, env, io.Discard)
 	// A profile is written when the server stops by SIGTERM, before the kill.
 	b.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
-	waitStatus(b, base+"/readyz", http.StatusOK)
-	token, patientID = signInDemoProvider(b, env, base)
+	proctest.WaitStatus(b, base+"/readyz", http.StatusOK)
+	token, patientID = proctest.SignInDemoProvider(b, env)
 	return env, base, cmd, token, patientID
 }
 
-// benchUpload uploads a file for the patient, streaming the form, and
-// returns the new image's id.
-func benchUpload(b testing.TB, base, token, patientID, name string, file []byte) string {
-	status, id := uploadAs(b, base, token, patientID, "bench", name, file)
-	if status != 201 {
-		b.Fatalf("upload: %d", status)
+// profilingProgram is the server as cmd/medishare's test binary runs it
+// (its TestMain), which writes its CPU profile to path when it stops.
+func profilingProgram(b *testing.B, path string) proctest.Program {
+	bin := filepath.Join(b.TempDir(), "medishare.test")
+	build := exec.Command("go", "test", "-c", "-o", bin, "./cmd/medishare")
+	build.Dir = pgtest.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("build the server's test binary: %v\n%s", err, out)
 	}
-	return id
-}
-
-// writeUploadForm writes the form of POST /api/upload/image and closes it.
-func writeUploadForm(w *multipart.Writer, caption, patientID, name string, file []byte) error {
-	err := w.WriteField("caption", caption)
-	if err == nil {
-		err = w.WriteField("patientId", patientID)
-	}
-	var fw io.Writer
-	if err == nil {
-		fw, err = w.CreateFormFile("file", name)
-	}
-	if err == nil {
-		_, err = fw.Write(file)
-	}
-	if err == nil {
-		err = w.Close()
-	}
-	return err
-}
-
-// uploadForm is the form of POST /api/upload/image in memory, with its content type.
-func uploadForm(caption, patientID, name string, file []byte) (*bytes.Buffer, string) {
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	_ = writeUploadForm(w, caption, patientID, name, file) // writes to memory cannot fail
-	return &body, w.FormDataContentType()
-}
-
-// uploadAs uploads file under name and caption, streaming it, and returns
-// the status and the new image's id.
-func uploadAs(b testing.TB, base, token, patientID, caption, name string, file []byte) (int, string) {
-	pr, pw := io.Pipe()
-	w := multipart.NewWriter(pw)
-	go func() {
-		pw.CloseWithError(writeUploadForm(w, caption, patientID, name, file)) // the request fails with the error, or the body ends
-	}()
-	req, _ := http.NewRequest("POST", base+"/api/upload/image", pr)
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", w.FormDataContentType())
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out struct{ Data struct{ ID string } }
-	_ = json.NewDecoder(resp.Body).Decode(&out) // an error answer has no id
-	return resp.StatusCode, out.Data.ID
-}
-
-// benchClient keeps a connection per concurrent download.
-var benchClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}}
-
-func benchDownload(b testing.TB, base, token, id string, size int) {
-	benchGet(b, base+"/api/upload/image/"+id+"/content", token, size)
-}
-
-// benchGet downloads url (with the bearer token, when given) and checks its size.
-func benchGet(b testing.TB, url, token string, size int) {
-	req, _ := http.NewRequest("GET", url, nil)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := benchClient.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer resp.Body.Close()
-	// io.Discard would read in 8 KiB pieces, and the load generator shares the cores.
-	n, _ := io.CopyBuffer(struct{ io.Writer }{io.Discard}, resp.Body, make([]byte, 256<<10))
-	if resp.StatusCode != 200 || n != int64(size) {
-		b.Fatalf("download: %d, %d bytes", resp.StatusCode, n)
-	}
+	return proctest.Program{Path: bin, Env: []string{"MEDISHARE_TEST_RUN_MAIN=1", "MEDISHARE_TEST_CPUPROFILE=" + path}}
 }
 
 // procStatus reads a memory line of /proc/PID/status, in KiB.

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -19,7 +19,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/medishare/medishare/internal/secure"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
+	"github.com/medishare/medishare/internal/testutil/proctest"
 )
 
 // Sizes of BenchmarkMessages.
@@ -48,14 +50,18 @@ func BenchmarkMessages(b *testing.B) {
 	}
 	env2["MEDISHARE_ADDR"] = fmt.Sprintf("127.0.0.1:%d", pgtest.FreePort(b))
 	two := "http://" + env2["MEDISHARE_ADDR"]
-	startBinary(b, env2)
-	waitStatus(b, two+"/readyz", http.StatusOK)
-	providerToken, providerID := signInDemo(b, env, one, "healthProvider")
-	patientToken, patientID := signInDemo(b, env, two, "patient")
+	proctest.Start(b, proctest.Built(b), env2, os.Stderr)
+	proctest.WaitStatus(b, two+"/readyz", http.StatusOK)
+	providerToken, providerID := proctest.SignInDemo(b, env, "healthProvider")
+	// The patient signs in on two, whose stream is read: a token names the
+	// instance that issued it (its public URL).
+	patient := proctest.ReadDemoAccount(b, env, "patient")
+	session := testutil.SignIn(b, http.DefaultClient, two, patient.Email, patient.Password, http.StatusOK)
+	patientToken, patientID := session.Token, session.ID
 
 	// Delivery: each message sent through one, timed until the patient's
 	// stream on two has it.
-	events := streamIDs(b, two, patientToken)
+	events := proctest.OpenStream(b, two, patientToken, "")
 	var latencies []float64
 	for i := range benchDeliveries {
 		if i%25 == 0 { // the 30-a-minute limit of one sender is not what is measured here
@@ -112,7 +118,7 @@ func BenchmarkMessages(b *testing.B) {
 	if path := os.Getenv("BENCH_REPORT"); path != "" {
 		section := fmt.Sprintf(`## Messages
 
-Measured by `+"`make bench`"+` (BenchmarkMessages in cmd/medishare/bench_messages_test.go) on
+Measured by `+"`make bench`"+` (BenchmarkMessages in internal/bench/messages_test.go) on
 %s against the real binary (%s) run as two instances on one database, on
 this machine (%s, 1-minute load average %s to %s).
 
@@ -160,7 +166,7 @@ func sum(xs []float64) float64 {
 // benchSend sends a message and returns its id.
 func benchSend(b *testing.B, base, token, to, text string) string {
 	b.Helper()
-	status, body := apiJSON(b, "POST", base+"/api/message/send", token, map[string]string{"recipientId": to, "content": text})
+	status, body := proctest.APIJSON(b, "POST", base+"/api/message/send", token, map[string]string{"recipientId": to, "content": text})
 	var out struct{ Data struct{ ID string } }
 	if err := json.Unmarshal([]byte(body), &out); err != nil || status != http.StatusCreated {
 		b.Fatalf("send: %d %v", status, err)

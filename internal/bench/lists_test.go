@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/medishare/medishare/internal/testutil/pgtest"
+	"github.com/medishare/medishare/internal/testutil/proctest"
 )
 
 // listsBefore are the medians of this benchmark on the code before the list
@@ -83,14 +84,14 @@ func BenchmarkLists(b *testing.B) {
 	headers := func() map[string]string {
 		out := map[string]string{}
 		for _, role := range []string{"healthProvider", "admin"} {
-			token, _ := signInDemo(b, env, base, role)
+			token, _ := proctest.SignInDemo(b, env, role)
 			out[role] = "Authorization: Bearer " + token
 		}
 		return out
 	}
 	// The record the seeded images are copied from: a real upload.
-	token, patientID := signInDemoProvider(b, env, base)
-	template := benchUpload(b, base, token, patientID, "chest.dcm", newBenchDICOM(64, 64).File(newUIDs("TEMPLATE", 1)))
+	token, patientID := proctest.SignInDemoProvider(b, env)
+	template := proctest.MustUpload(b, base, token, patientID, "chest.dcm", newBenchDICOM(64, 64).File(newUIDs("TEMPLATE", 1)))
 
 	results := map[string][]float64{}
 	samples := map[string]string{} // what a failing list answered, by list and size
@@ -203,7 +204,7 @@ func listsReport(res map[string][]float64, samples map[string]string, seedTime m
 	}
 	return fmt.Sprintf(`## Lists at scale
 
-Measured by `+"`make bench`"+` (BenchmarkLists in cmd/medishare/bench_lists_test.go) on
+Measured by `+"`make bench`"+` (BenchmarkLists in internal/bench/lists_test.go) on
 %s against the real binary (%s), on this machine (%s, 1-minute load
 average %s to %s: shared with other test runs). The demo provider signed in; wrk with 2
 threads and 50 connections, 8 s a run after a 2 s warm-up, each list and then the
@@ -215,7 +216,7 @@ requests timed out). "Share" is the list's rate over the trivial
 endpoint's, repetition by repetition. "Before" is this benchmark on the code before the list queries
 were rewritten per access path.
 
-Seeded with SQL (cmd/medishare/bench_load_test.go): people with common first
+Seeded with SQL (internal/bench/load_test.go): people with common first
 and last names (every tenth a provider, the rest patients), and images copied
 from the record of a real upload, all the provider's, for the seeded patients
 in turn (%s to 1,000 of each, %s more to 100,000); and audit entries

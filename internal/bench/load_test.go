@@ -1,4 +1,4 @@
-package main
+package bench
 
 // Helpers of the load benchmarks (BenchmarkPeer, BenchmarkLists): the real
 // binary, wrk, the CPU time of processes, seeding with SQL, medians.
@@ -21,33 +21,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/medishare/medishare/internal/testutil/pgtest"
+	"github.com/medishare/medishare/internal/testutil/proctest"
 )
-
-// startBinary starts the real binary, bin/medishare (make build), with env,
-// stopping it when the benchmark ends.
-func startBinary(b *testing.B, env map[string]string) *exec.Cmd {
-	b.Helper()
-	bin := filepath.Join(pgtest.RepoRoot(), "bin", "medishare")
-	if _, err := os.Stat(bin); err != nil {
-		b.Fatalf("%s is missing: run 'make build' first", bin)
-	}
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	return cmd
-}
 
 // startBenchBinary starts bin/medishare in development mode on a fresh
 // database (log level warn) and waits until it is ready.
 func startBenchBinary(b *testing.B, port int) (env map[string]string, base string, cmd *exec.Cmd) {
-	env = devEnv(b, pgtest.NewDatabase(b))
+	env = proctest.Env(b, pgtest.NewDatabase(b))
 	if port > 0 {
 		env["MEDISHARE_ADDR"] = fmt.Sprintf("127.0.0.1:%d", port)
 	}
@@ -55,8 +35,8 @@ func startBenchBinary(b *testing.B, port int) (env map[string]string, base strin
 	// The seeded rows point at contents that do not exist: no scrub.
 	env["MEDISHARE_SCRUB_EVERY"] = "0"
 	base = "http://" + env["MEDISHARE_ADDR"]
-	cmd = startBinary(b, env)
-	waitStatus(b, base+"/readyz", http.StatusOK)
+	cmd = proctest.Start(b, proctest.Built(b), env, os.Stderr)
+	proctest.WaitStatus(b, base+"/readyz", http.StatusOK)
 	return env, base, cmd
 }
 

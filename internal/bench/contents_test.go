@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/medishare/medishare/internal/testutil/pgtest"
+	"github.com/medishare/medishare/internal/testutil/proctest"
 )
 
 // pageFixtures are ten DICOM files of testdata/dicom, a page of /view-images.
@@ -36,15 +37,15 @@ func BenchmarkContents(b *testing.B) {
 	_, base, cmd, token, patientID := startBenchServer(b)
 	pid := cmd.Process.Pid
 	file := benchPDF()
-	id := benchUpload(b, base, token, patientID, "bench.pdf", file)
+	id := proctest.MustUpload(b, base, token, patientID, "bench.pdf", file)
 	for range 3 { // warm up: page cache, connections, the runtime's heap
-		benchDownload(b, base, token, id, len(file))
+		proctest.Download(b, base, token, id, len(file))
 	}
 
 	const cpuRuns = 100
 	cpu0 := cpuMillis(pid)
 	for range cpuRuns {
-		benchDownload(b, base, token, id, len(file))
+		proctest.Download(b, base, token, id, len(file))
 	}
 	cpuMs := (cpuMillis(pid) - cpu0) / cpuRuns
 
@@ -59,7 +60,7 @@ func BenchmarkContents(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ids = append(ids, benchUpload(b, base, token, patientID, name, data))
+		ids = append(ids, proctest.MustUpload(b, base, token, patientID, name, data))
 	}
 	first, statuses, etags := previewPage(b, base, token, ids, nil)
 	again := medianOfRuns(rounds, func() float64 { ms, _, _ := previewPage(b, base, token, ids, nil); return ms })
@@ -81,7 +82,7 @@ func BenchmarkContents(b *testing.B) {
 	if path := os.Getenv("BENCH_REPORT"); path != "" {
 		section := fmt.Sprintf(`## Downloads and previews
 
-Measured by `+"`make bench`"+` (BenchmarkContents in cmd/medishare/bench_contents_test.go)
+Measured by `+"`make bench`"+` (BenchmarkContents in internal/bench/contents_test.go)
 on %s against the real server process (local disk store, PostgreSQL and the
 load generator on the same %s). CPU is the server process's user and system
 time (/proc/PID/stat) over %d sequential downloads of one 10 MiB file, divided
@@ -146,7 +147,7 @@ func getMBps(b *testing.B, url, token string, size, clients, each int) float64 {
 	for range clients {
 		wg.Go(func() {
 			for range each {
-				benchGet(b, url, token, size)
+				proctest.GetSized(b, url, token, size)
 			}
 		})
 	}

@@ -1,0 +1,79 @@
+package app
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Start runs the stack's background loops until stop is called: the
+// events listener (messages and mail from every instance), the mail
+// outbox, the janitor and the scrub (each when its pace is set). stop
+// returns once every loop has; a mail delivery under way is finished
+// first (a delivery cut short after the relay took it would be sent
+// again). A server calls stop after its requests have drained, since they
+// may queue mail.
+func (s *Stack) Start() (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { s.DB.Listen(ctx, s.logger, s.Services.Deliver, s.Services.Resync) })
+	wg.Go(func() { s.Services.Outbox.Run(ctx) })
+	if s.janitorEvery > 0 {
+		wg.Go(func() { s.collectOrphans(ctx) })
+	}
+	if s.scrubEvery > 0 {
+		wg.Go(func() { s.scrubContents(ctx) })
+	}
+	return func() { cancel(); wg.Wait() }
+}
+
+// collectOrphans runs the janitor every janitorEvery until ctx ends:
+// contents that an interrupted upload left without a record are removed
+// once older than the orphan age (S24). Several instances may run it at
+// once: a key is removed only when no record names it, and removals are
+// idempotent.
+func (s *Stack) collectOrphans(ctx context.Context) {
+	ticker := time.NewTicker(s.janitorEvery)
+	defer ticker.Stop()
+	for {
+		n, err := s.Services.Integrity.CollectOrphans(ctx)
+		switch {
+		case err != nil:
+			if ctx.Err() == nil {
+				s.logger.Warn("janitor", "err", err)
+			}
+		case n > 0:
+			s.logger.Info("janitor removed unreferenced contents", "count", n)
+			fallthrough
+		default:
+			// Every pass, so that its pace can be followed (tests of
+			// several instances' janitors read it).
+			s.logger.Debug("janitor pass", "removed", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// scrubContents checks one image's stored contents every scrubEvery until
+// ctx ends: downloads check each chunk as it is sent, and this reads whole
+// files now and then, checking their SHA-256 too (S14). Instances claim
+// images through the database, so they never check the same one at once;
+// a failure is audited and kept for the health panel.
+func (s *Stack) scrubContents(ctx context.Context) {
+	ticker := time.NewTicker(s.scrubEvery)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+		if _, err := s.Services.Integrity.ScrubNext(ctx); err != nil && ctx.Err() == nil {
+			s.logger.Warn("scrub", "err", err)
+		}
+	}
+}
