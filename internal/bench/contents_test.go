@@ -103,7 +103,7 @@ benchmark on the code before single-pass downloads and cached previews.
 | the same page again | %s | %.0f ms (target: under 100 ms) |
 | the same page, revalidated (If-None-Match) | %s | %s |
 
-Issue 10 set the download target at 0.8 of Orthanc's unencrypted downloads
+The download target is 0.8 of Orthanc's unencrypted downloads
 on this machine, measured in the same run: `+"`make bench-peer`"+` measures that
 (the section "MediShare beside Orthanc").
 

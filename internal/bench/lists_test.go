@@ -228,7 +228,7 @@ holds about three in four of them.
 | list | records | req/s | p99 (ms) | failed | share | before (req/s, p99, failed, share) |
 |---|---|---|---|---|---|---|
 %s
-%sTargets (issue 10): page 1 at 100,000 records (the audit log: a million
+%sTargets: page 1 at 100,000 records (the audit log: a million
 entries) at least 30%% of the trivial endpoint's rate in the same run, p99
 under 50 ms at 50 connections, and flat from 1,000 to 100,000 (here: the
 rate at the larger size at least 80%% of the rate at 1,000).

@@ -655,7 +655,7 @@ func peerReport(ms *peerMediShare, or *peerOrthanc, fileSize int, seedTime map[s
 	row("a page of 10 DICOM previews, first view (ms)", "preview1", "%.0f")
 	row("the same page again (ms)", "preview2", "%.0f")
 
-	// The targets of issue 10, from this run's numbers. "In the same run":
+	// The targets against Orthanc, from this run's numbers. "In the same run":
 	// the list's rate over the trivial endpoint's, repetition by repetition.
 	var share []float64
 	for i := range m.results["list-large"] {
@@ -701,7 +701,7 @@ repetitions (the range in parentheses), the two systems taking turns to go first
 | measure | MediShare | Orthanc | MediShare / Orthanc |
 |---|---|---|---|
 %s
-### Targets (issue 10)
+### Targets
 
 %s
 ### Method

@@ -134,7 +134,7 @@ the load generator on the same cores), with 10 MiB files, on this machine (%s).
 
 ## Targets, and the decision about them
 
-Issue #4 set two targets: peak memory growth under 64 MiB for 16 concurrent
+The requirements set two targets: peak memory growth under 64 MiB for 16 concurrent
 10 MiB uploads, and uploads and downloads at least half the baseline's
 throughput. The memory target holds with a wide margin: every transfer streams
 through fixed 64 KiB buffers.
@@ -155,7 +155,7 @@ and cleans the file, and commits the record with its audit entry. A download
 checks access, writes the audit entry, and decrypts as it sends, in one pass:
 each chunk's tag binds it to its file, its place and the end, and is checked
 before any of its bytes is sent (the first chunk before the answer begins);
-the whole file's SHA-256 is checked by the scrub (issue 10). Until issue 10
+the whole file's SHA-256 is checked by the scrub. Before the one-pass design,
 a download read and decrypted the file twice and hashed it before the first
 byte, and its floor (without the sending) was about 800 MB/s; with one pass
 the sending over TCP, which the floor now includes, costs about as much as
