@@ -7,6 +7,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -206,6 +207,10 @@ func TestPasswordResetWithLink(t *testing.T) {
 	token := app.Mailbox.Code(t, p.Email, "Your MediShare password reset code", `/reset-password\?token=([A-Za-z0-9_-]{40,})`)
 	if r := c.Do(t, "POST", "/api/auth/reset-password", map[string]string{"token": token + "x", "password": "Copper-Valley-5521-Kite"}); r.Status != 400 {
 		t.Fatalf("wrong token: %d %s", r.Status, r.Raw)
+	}
+	// A password the policy refuses is named by the field the link's form sent.
+	if r := c.Do(t, "POST", "/api/auth/reset-password", map[string]string{"token": token, "password": "short"}); r.Status != 422 || !slices.Equal(fieldsOf(r), []string{"password"}) {
+		t.Fatalf("weak password with the link: %d %s", r.Status, r.Raw)
 	}
 	if r := c.Do(t, "POST", "/api/auth/reset-password", map[string]string{"token": token, "password": "Copper-Valley-5521-Kite"}); r.Status != 200 {
 		t.Fatalf("reset with link: %d %s", r.Status, r.Raw)

@@ -94,7 +94,7 @@ func (s *PasswordService) resetWithCode(ctx context.Context, in PasswordReset, m
 	} else if err != nil {
 		return err
 	}
-	hash, err := s.newPasswordHash(ctx, in.NewPassword, user)
+	hash, err := s.newPasswordHash(ctx, in.NewPassword, user, "newPassword")
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,8 @@ func (s *PasswordService) resetWithLink(ctx context.Context, in PasswordReset, m
 		if err != nil {
 			return err
 		}
-		hash, err := s.newPasswordHash(ctx, in.NewPassword, user)
+		// The link's form sends the new password as "password".
+		hash, err := s.newPasswordHash(ctx, in.NewPassword, user, "password")
 		if err != nil {
 			return err
 		}
@@ -125,9 +126,11 @@ func (s *PasswordService) resetWithLink(ctx context.Context, in PasswordReset, m
 	})
 }
 
-func (s *PasswordService) newPasswordHash(ctx context.Context, password string, user domain.User) (string, error) {
+// newPasswordHash checks password against the policy, naming field in its
+// errors (the name the caller's form sent it under), and hashes it.
+func (s *PasswordService) newPasswordHash(ctx context.Context, password string, user domain.User, field string) (string, error) {
 	if err := secure.CheckPasswordPolicy(password, user.Email, user.Username); err != nil {
-		return "", renameField(err, "password", "newPassword")
+		return "", renameField(err, "password", field)
 	}
 	return s.passwords.Hash(ctx, password)
 }
@@ -155,7 +158,7 @@ func (s *PasswordService) ChangePassword(ctx context.Context, p *domain.Principa
 	if err := checkOwnPassword(ctx, s.store, s.passwords, p, current, meta, event, "currentPassword", "Your current password is not correct."); err != nil {
 		return err
 	}
-	hash, err := s.newPasswordHash(ctx, next, p.User)
+	hash, err := s.newPasswordHash(ctx, next, p.User, "newPassword")
 	if err != nil {
 		return err
 	}
