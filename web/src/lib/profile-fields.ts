@@ -1,5 +1,3 @@
-import type { User } from '@/types/api';
-
 /**
  * The profile fields of a user (product.md §3, §5, §7), the one list of
  * them in the app: the registration wizard, the Edit Profile form, the
@@ -97,7 +95,7 @@ export function emptyProfile(): ProfileValues {
 }
 
 /** A user's fields as form values (unknown: empty). */
-export function profileValuesOf(user: Partial<User>): ProfileValues {
+export function profileValuesOf(user: Partial<ProfileMembers>): ProfileValues {
   return Object.fromEntries(PROFILE_FIELDS.map((field) => [field.key, user[field.key] ?? ''])) as ProfileValues;
 }
 
