@@ -4,6 +4,7 @@ import type MockAdapter from 'axios-mock-adapter';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { makeHealth, makeUser } from '@/test/fixtures';
 import { mockApi, renderRoute } from '@/test/render';
+import { searchFor } from '@/test/search';
 import type { AuditEntry } from '../api';
 
 let mock: MockAdapter;
@@ -99,7 +100,7 @@ describe('/audit-logs', () => {
     await actor.selectOptions(screen.getByLabelText('Action'), 'login');
     await actor.selectOptions(screen.getByLabelText('Result'), 'failure');
     await actor.type(screen.getByLabelText('From'), '2026-11-01');
-    await actor.type(screen.getByLabelText('Search by user'), 'imran');
+    await searchFor(screen.getByLabelText('Search by user'), 'imran');
 
     await screen.findByText('Imran Siddiqui');
     await waitFor(() =>

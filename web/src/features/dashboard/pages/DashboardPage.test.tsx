@@ -1,7 +1,8 @@
-import { screen, within } from '@testing-library/react';
+import { act, fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { SEARCH_DELAY_MS } from '@/lib/use-debounced-value';
 import { makeUser } from '@/test/fixtures';
 import { mockApi, renderRoute } from '@/test/render';
 import type { User } from '@/types/api';
@@ -106,10 +107,18 @@ describe('/dashboard', () => {
   });
 
   it('searches after a pause in typing', async () => {
-    const user = userEvent.setup();
     renderRoute('/dashboard', { user: makeUser({ role: 'healthProvider' }), token: 't' });
     await screen.findByRole('rowheader', { name: 'First5 Person' });
-    await user.type(screen.getByLabelText('Search users'), 'First1');
+    // Typing with less than the pause between keys sends nothing; the pause
+    // after the last one sends one search. The fake clock counts the pauses.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const box = screen.getByLabelText('Search users');
+    for (const text of ['F', 'Fir', 'First1']) {
+      fireEvent.change(box, { target: { value: text } });
+      await act(() => vi.advanceTimersByTimeAsync(SEARCH_DELAY_MS - 1));
+    }
+    await act(() => vi.advanceTimersByTimeAsync(1));
+    vi.useRealTimers();
     await vi.waitFor(() => expect(rows()).toHaveLength(1));
     const searches = mock.history.get.filter((request) => request.url === '/users' && request.params?.search);
     expect(searches.map((request) => request.params)).toEqual([{ page: 1, limit: 5, search: 'First1' }]);
