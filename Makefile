@@ -24,11 +24,12 @@ TEST_JOBS ?= 3
 	bench bench-peer soak check-generated generate tools db-stop clean
 
 ## build: the web app, then bin/medishare with the app embedded
-# Without cgo, as the container image builds it; the tools below are built
-# the same way, so a first `make test` compiles the standard library and the
-# modules they share once.
+# With go's default flags, which golangci-lint's package loading and the
+# tools below use too: a first `make test` compiles the standard library and
+# the modules they share once. (The container image builds without cgo and
+# with -trimpath; see the Dockerfile.)
 build: web
-	@$(STEP) build-server env CGO_ENABLED=0 go build -trimpath -ldflags '$(GO_LDFLAGS)' -o bin/medishare ./cmd/medishare
+	@$(STEP) build-server go build -ldflags '$(GO_LDFLAGS)' -o bin/medishare ./cmd/medishare
 
 # Type checking is left to `make test` (test-web), so it runs once.
 web: $(WEB_DEPS)
@@ -108,16 +109,17 @@ generate: $(SQLC)
 check-generated: $(SQLC)
 	@$(STEP) check-generated bash -c '$(SQLC) diff || { echo "sqlc output is stale: run make generate and commit the result" >&2; exit 1; }'
 
-# sqlc built without cgo (its WebAssembly parser) installs in about a minute.
+# sqlc built without cgo uses its WebAssembly parser instead of compiling
+# PostgreSQL's C parser: it installs in about a minute.
 $(SQLC):
 	mkdir -p $(TOOLS)
-	@$(STEP) build-sqlc env CGO_ENABLED=0 GOBIN=$(TOOLS) GOFLAGS=-trimpath go install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
+	@$(STEP) build-sqlc env CGO_ENABLED=0 GOBIN=$(TOOLS) go install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
 	mv $(TOOLS)/sqlc $@
 
 # golangci-lint installs from the module proxy in about three minutes on two cores.
 $(GOLANGCI_LINT):
 	mkdir -p $(TOOLS)
-	@$(STEP) build-golangci-lint env CGO_ENABLED=0 GOBIN=$(TOOLS) GOFLAGS=-trimpath go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	@$(STEP) build-golangci-lint env GOBIN=$(TOOLS) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	mv $(TOOLS)/golangci-lint $@
 
 tools: $(SQLC) $(GOLANGCI_LINT) s3-server

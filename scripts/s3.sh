@@ -37,8 +37,9 @@ build() {
 	if [ ! -x "$bin" ]; then
 		echo "s3.sh: building versitygw $VERSITYGW_VERSION (once)" >&2
 		tmp=$(mktemp -d "$tools/.build-XXXXXX")
-		# No cgo: nothing needs it, and it builds faster.
-		(cd "$tmp" && CGO_ENABLED=0 GOBIN="$tmp" GOFLAGS=-trimpath go install \
+		# Go's default flags, as the project's own builds: the standard
+		# library compiled for one serves the other.
+		(cd "$tmp" && GOBIN="$tmp" go install \
 			-ldflags "-s -w -X main.Version=$VERSITYGW_VERSION" \
 			"github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION") >&2 \
 			|| { rm -rf "$tmp"; exit 1; }

@@ -2,10 +2,10 @@
 # One step of `make test`, timed, its output kept in a log.
 #
 #   scripts/step.sh DIR NAME COMMAND...   run COMMAND; DIR/NAME.log gets its output,
-#                                         DIR/times a line "NAME STATUS SECONDS START"
+#                                         DIR/times a line "NAME STATUS SECONDS START CPU"
 #   scripts/step.sh --reset DIR           forget the steps of an earlier run
-#   scripts/step.sh --summary DIR         print every step's time, slowest first,
-#                                         and the wall-clock time since --reset
+#   scripts/step.sh --summary DIR         print every step's time and CPU time, slowest
+#                                         first, and the wall-clock time since --reset
 #
 # Steps run side by side under `make -j`, so each prints one line when it
 # starts and one when it ends, and its whole log only if it fails: the output
@@ -25,13 +25,15 @@ case "${1:-}" in
 	[ -s "$dir/times" ] || exit 0
 	now=$(date +%s)
 	echo
-	echo "make test, step by step (slowest first; steps overlap, so they add up to more than the total):"
-	sort -k3,3nr "$dir/times" | while read -r name status secs _; do
-		printf '  %-22s %-7s %5ss  %s\n' "$name" "$status" "$secs" "$(printf '%dm%02ds' $((secs / 60)) $((secs % 60)))"
+	echo "make test, step by step (slowest first; steps run side by side, so their times add up to more"
+	echo "than the total; CPU is the processor time the step and its children used, on all cores):"
+	printf '  %-22s %-7s %6s %8s %6s\n' step status time "" CPU
+	sort -k3,3nr "$dir/times" | while read -r name status secs _ cpu; do
+		printf '  %-22s %-7s %5ss %8s %5ss\n' "$name" "$status" "$secs" "$(printf '%dm%02ds' $((secs / 60)) $((secs % 60)))" "${cpu:-?}"
 	done
 	if [ -s "$dir/started" ]; then
 		total=$((now - $(cat "$dir/started")))
-		printf '  %-22s %-7s %5ss  %s\n' "total (wall clock)" "" "$total" "$(printf '%dm%02ds' $((total / 60)) $((total % 60)))"
+		printf '  %-22s %-7s %5ss %8s\n' "total (wall clock)" "" "$total" "$(printf '%dm%02ds' $((total / 60)) $((total % 60)))"
 	fi
 	echo "  logs: $dir/<step>.log"
 	exit 0
@@ -48,6 +50,12 @@ echo "==> $name"
 "$@" >"$log" 2>&1
 rc=$?
 secs=$(($(date +%s) - start))
+# The CPU time of the command and everything it waited for: the second line
+# of `times` ("0m12.345s 0m1.234s", user and system), in whole seconds.
+# (`times` runs here, not in a pipeline's subshell, which has no children.)
+times >"$log.times"
+cpu=$(tail -n 1 "$log.times" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); t += p[1] * 60 + p[2] } printf "%d", t }')
+rm -f "$log.times"
 if [ "$rc" -eq 0 ]; then
 	status=passed
 	echo "<== $name passed in ${secs}s"
@@ -58,5 +66,5 @@ else
 	echo "<== end of $name's output ($log)" >&2
 fi
 # One short line per append: lines from parallel steps do not interleave.
-echo "$name $status $secs $start" >>"$dir/times"
+echo "$name $status $secs $start $cpu" >>"$dir/times"
 exit "$rc"
