@@ -20,7 +20,8 @@ STEP  := scripts/step.sh $(STEPS)
 # on the network, PostgreSQL or a browser (downloads, apt, Playwright).
 TEST_JOBS ?= 3
 
-.PHONY: build web web-deps run test test-steps lint vet test-go test-short test-web test-e2e packages s3-server \
+.PHONY: build web web-deps run test test-steps lint vet test-go test-short test-web web-lint web-typecheck web-unit test-e2e \
+	packages s3-server \
 	bench bench-peer soak check-generated generate tools db-stop clean
 
 ## build: the web app, then bin/medishare with the app embedded
@@ -51,8 +52,9 @@ test:
 		scripts/step.sh --summary $(STEPS); \
 		if [ $$rc -eq 0 ]; then echo "make test: every suite passed"; else echo "make test: FAILED" >&2; fi; exit $$rc
 
-# The order is the order make starts them in: what waits on the network first.
-test-steps: packages web-deps test-web check-generated lint test-go test-e2e
+# Make starts them in this order: the longest first, so that the short ones
+# fill the gaps.
+test-steps: packages test-go s3-server web-unit test-e2e lint check-generated web-lint web-typecheck
 
 ## packages: the Debian packages the tests use (PostgreSQL, Chromium, curl), in one apt transaction
 packages:
@@ -66,10 +68,12 @@ lint: $(GOLANGCI_LINT)
 # golangci-lint's govet runs every analyzer `go vet` does.
 vet: lint
 
-# Vet is golangci-lint's (make lint); the S3 server for the blob store's
-# tests is built first, so no test waits on it. internal/bench holds only
-# benchmarks (make bench), which lint type-checks: it is not linked here.
-test-go: s3-server
+# Vet is golangci-lint's (make lint). The S3 test server is built beside
+# the tests' compilation (its own step in make test); an S3 test that comes
+# first waits for it (scripts/s3.sh builds it once, under a lock).
+# internal/bench holds only benchmarks (make bench), which lint type-checks:
+# it is not linked here.
+test-go:
 	@$(STEP) test-go go test -race -vet=off -count=1 -timeout 20m $$(go list ./... | grep -v /internal/bench$$)
 
 ## test-short: the fast tier of the Go tests (no real-process or long corpus tests), for the edit-test loop
@@ -79,9 +83,15 @@ test-short: s3-server
 s3-server:
 	@$(STEP) build-versitygw scripts/s3.sh build data/s3-test
 
-test-web: $(WEB_DEPS)
+test-web: web-lint web-typecheck web-unit
+
+web-lint: $(WEB_DEPS)
 	@$(STEP) web-lint bash -c 'cd web && npm run lint'
+
+web-typecheck: $(WEB_DEPS)
 	@$(STEP) web-typecheck bash -c 'cd web && npm run typecheck'
+
+web-unit: $(WEB_DEPS)
 	@$(STEP) web-unit bash -c 'cd web && npm test'
 
 test-e2e: build packages

@@ -104,9 +104,12 @@ test.describe('images', () => {
       downloadThroughput: -1,
       uploadThroughput: -1,
     });
+    // The bar moves forward while the body is sent. (Its last value is the
+    // browser's last progress event, which under load may come before the
+    // very end: the answer, not the bar, says the upload is done.)
     const progress = await recordedProgress(page);
-    expect(progress.at(-1)).toBe(100);
     expect(progress.some((value) => value > 0 && value < 100)).toBe(true);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
     // The form starts again for the next file.
     await expect(page.getByRole('textbox', { name: 'Caption' })).toHaveValue('');
     await expect(page.getByRole('button', { name: 'Upload Image' })).toBeEnabled();
