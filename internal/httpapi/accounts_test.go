@@ -12,6 +12,7 @@ import (
 )
 
 func TestRegisterConfirmAndSignIn(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	c := app.Client()
 	reg := apptest.Registration(domain.RolePatient)
@@ -69,6 +70,7 @@ func TestRegisterConfirmAndSignIn(t *testing.T) {
 }
 
 func TestRegistrationValidation(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	c := app.Client()
 	tests := []struct {
@@ -110,6 +112,7 @@ func TestRegistrationValidation(t *testing.T) {
 }
 
 func TestRegistrationKeepsOnlyTheRolesFields(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	c := app.Client()
 	reg := apptest.Registration(domain.RoleProvider)
@@ -127,6 +130,7 @@ func TestRegistrationKeepsOnlyTheRolesFields(t *testing.T) {
 }
 
 func TestRegisteredEmailGetsTheSameAnswer(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	existing := app.SignUp(t, domain.RolePatient)
 	c := app.Client()
@@ -150,6 +154,7 @@ func TestRegisteredEmailGetsTheSameAnswer(t *testing.T) {
 // TestNoUserEnumeration: login, resend and forgot-password answer unknown and
 // known emails alike (S2).
 func TestNoUserEnumeration(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	known := app.SignUp(t, domain.RolePatient)
 	c := app.Client()
@@ -172,6 +177,7 @@ func TestNoUserEnumeration(t *testing.T) {
 }
 
 func TestLoginThrottling(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	p := app.SignUp(t, domain.RolePatient)
 	c := app.Client()
@@ -196,6 +202,7 @@ func TestLoginThrottling(t *testing.T) {
 }
 
 func TestCodeRequestThrottling(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	c := app.Client()
 	var last *apptest.Response
@@ -210,6 +217,7 @@ func TestCodeRequestThrottling(t *testing.T) {
 // TestConcurrentConfirmationCodes: 50 wrong guesses at once never pass the
 // limit of 5; 50 correct submissions at once succeed exactly once (S4).
 func TestConcurrentConfirmationCodes(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	c := app.Client()
 	register := func() (string, string) {

@@ -12,6 +12,7 @@ import (
 )
 
 func TestAuditImageHistory(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	colleague := app.SignUp(t, domain.RoleProvider)
@@ -92,6 +93,7 @@ func fieldsOf(r *apptest.Response) []string {
 }
 
 func TestSettingsAreValidatedTogether(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	admin := app.SignUp(t, domain.RoleAdmin)
 	provider := app.SignUp(t, domain.RoleProvider)
@@ -151,6 +153,7 @@ func TestSettingsAreValidatedTogether(t *testing.T) {
 }
 
 func TestSettingsTakeEffectOnEveryInstance(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	twin := app.Twin(t) // a second instance on the same database
 	admin := app.SignUp(t, domain.RoleAdmin)
@@ -237,6 +240,7 @@ func TestSettingsTakeEffectOnEveryInstance(t *testing.T) {
 }
 
 func TestAdminHealth(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	admin := app.SignUp(t, domain.RoleAdmin)
 	provider := app.SignUp(t, domain.RoleProvider)
@@ -288,6 +292,7 @@ func today(t *testing.T, admin *apptest.Person) map[string]any {
 }
 
 func TestAdminActivity(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	admin := app.SignUp(t, domain.RoleAdmin)
 	provider := app.SignUp(t, domain.RoleProvider)

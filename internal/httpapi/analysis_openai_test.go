@@ -103,6 +103,7 @@ func (m *fakeModel) sent() []modelRequest {
 }
 
 func TestOpenAICompatibleAnalysis(t *testing.T) {
+	t.Parallel()
 	model := newFakeModel(t)
 	external, err := analysis.NewOpenAI(analysis.OpenAIConfig{BaseURL: model.URL + "/v1", APIKey: "sk-test-key", Model: "test-vision", Timeout: time.Second})
 	if err != nil {

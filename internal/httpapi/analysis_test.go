@@ -22,6 +22,7 @@ func uploaded(t *testing.T, provider *apptest.Person, patientID, name string, co
 }
 
 func TestBuiltinAnalysis(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -83,6 +84,7 @@ func TestBuiltinAnalysis(t *testing.T) {
 }
 
 func TestAnalysisRules(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	colleague := app.SignUp(t, domain.RoleProvider)
@@ -140,6 +142,7 @@ func TestAnalysisRules(t *testing.T) {
 // caller (S8, S9): the image's patient and another, its uploader and
 // another provider, an admin.
 func TestAnalysisRouteMatrix(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	provider2 := app.SignUp(t, domain.RoleProvider)

@@ -43,6 +43,7 @@ func entriesAbout(r *apptest.Response, recordID string) []string {
 }
 
 func TestAuditLogScopes(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	colleague := app.SignUp(t, domain.RoleProvider)
@@ -161,6 +162,7 @@ func TestAuditLogScopes(t *testing.T) {
 }
 
 func TestAuditLogPagesAndRefusals(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	patient := app.SignUp(t, domain.RolePatient)
 	for i := 0; i < 6; i++ {
@@ -213,6 +215,7 @@ func hasFieldError(r *apptest.Response, field string) bool {
 // API; anyone else is refused (and recorded); an entry edited by someone
 // able to bypass the append-only trigger is found.
 func TestAuditVerify(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	admin, provider := app.SignUp(t, domain.RoleAdmin), app.SignUp(t, domain.RoleProvider)
 	r := admin.Do(t, "GET", "/api/audit/verify", nil)
@@ -241,6 +244,7 @@ func TestAuditVerify(t *testing.T) {
 // neutralised; the export is itself recorded; others export their own
 // scope (TestAuditListExportAndVerifyAgree).
 func TestAuditExport(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	admin, provider := app.SignUp(t, domain.RoleAdmin), app.SignUp(t, domain.RoleProvider)
 	// A failed sign-in whose browser names itself as a formula.

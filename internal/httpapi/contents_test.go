@@ -19,6 +19,7 @@ import (
 // TestDownloadIsOnePass: a download opens the stored object once; nothing
 // reads it ahead to check it first.
 func TestDownloadIsOnePass(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -42,6 +43,7 @@ func TestDownloadIsOnePass(t *testing.T) {
 // image, with an ETag, and If-None-Match gets 304 without reading anything.
 // Every answer, 304 included, is audited as a preview.
 func TestPreviewRenderedOnce(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -128,6 +130,7 @@ func TestPreviewRenderedOnce(t *testing.T) {
 
 // TestNoPreviewIsRemembered: "Preview not available." is decided once.
 func TestNoPreviewIsRemembered(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -149,6 +152,7 @@ func TestNoPreviewIsRemembered(t *testing.T) {
 // TestFirstPreviewsAtOnce: two first views at once render twice, keep one
 // preview, and leave no stray object.
 func TestFirstPreviewsAtOnce(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -178,6 +182,7 @@ func TestFirstPreviewsAtOnce(t *testing.T) {
 // TestDamagedPreviewFailsCleanly: a stored preview is checked whole before
 // it is sent.
 func TestDamagedPreviewFailsCleanly(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -212,6 +217,7 @@ func flipByte(t *testing.T, path string, at int) {
 // TestJanitorRemovesOrphanPreviews: a preview object no record names
 // (a crash before its record, a losing render) goes after an hour.
 func TestJanitorRemovesOrphanPreviews(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -242,6 +248,7 @@ func TestJanitorRemovesOrphanPreviews(t *testing.T) {
 // flipped byte that no download has met, audits it once, and reports it in
 // the status the admins' health panel shows.
 func TestScrub(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -305,6 +312,7 @@ func TestScrub(t *testing.T) {
 // TestScrubbersTakeDifferentImages: scrubbers in several instances claim
 // through PostgreSQL, and never the same image while a claim holds.
 func TestScrubbersTakeDifferentImages(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)

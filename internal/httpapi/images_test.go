@@ -87,6 +87,7 @@ func upload(t *testing.T, p *apptest.Person, patientID, name string, content []b
 }
 
 func TestDICOMFixtures(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -168,6 +169,7 @@ func containsInt(list []int, v int) bool {
 }
 
 func TestUploadRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -225,6 +227,7 @@ func countFiles(t *testing.T, dir string) int {
 }
 
 func TestUploadLimitsAndNames(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -302,6 +305,7 @@ func (m *mp) printf(format string, args ...any) {
 func (m *mp) close() error { m.printf("--%s--\r\n", boundary); return m.err }
 
 func TestContentsAreEncryptedAtRest(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -443,6 +447,7 @@ func fetchWhole(t *testing.T, p *apptest.Person, id string) (bool, []byte) {
 }
 
 func TestSignedURLsAndAccess(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	provider2 := app.SignUp(t, domain.RoleProvider)
@@ -513,6 +518,7 @@ func TestSignedURLsAndAccess(t *testing.T) {
 }
 
 func TestJanitorRemovesOrphans(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)

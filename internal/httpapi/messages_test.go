@@ -34,6 +34,7 @@ func mustSend(t *testing.T, from *apptest.Person, to, content string) map[string
 // oneself, an unknown id or a deactivated account. A conversation with a
 // person out of reach is a 404, and the refusals are audited.
 func TestMessagesReach(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider, colleague := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RoleProvider)
 	patient, other := app.SignUp(t, domain.RolePatient), app.SignUp(t, domain.RolePatient)
@@ -94,6 +95,7 @@ func TestMessagesReach(t *testing.T) {
 // characters, kept as text (HTML included), sealed in the database and
 // recorded in the audit log by id only.
 func TestMessagesContent(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
 
@@ -146,6 +148,7 @@ func TestMessagesContent(t *testing.T) {
 // and caption; attaching grants nothing, and what stops one from seeing the
 // image stops the attaching.
 func TestMessagesAttachment(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider, colleague, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
 	imageID := sharedImage(t, provider, patient.ID)
@@ -200,6 +203,7 @@ func TestMessagesAttachment(t *testing.T) {
 // wrote read; the chat list has one row per person, newest first, with
 // the unread count.
 func TestMessagesConversation(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider, patient, second := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient), app.SignUp(t, domain.RolePatient)
 	const n = 25
@@ -281,6 +285,7 @@ func TestMessagesConversation(t *testing.T) {
 
 // TestMessagesThrottle: at most 30 messages a minute per sender.
 func TestMessagesThrottle(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
 	for i := range 30 {

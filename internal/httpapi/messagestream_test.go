@@ -110,6 +110,7 @@ func quickSessionChecks(t *testing.T) {
 // to end within 5 s of the session's end (api.md, Messages), the check's
 // own round trip included.
 func TestStreamSessionCheckInterval(t *testing.T) {
+	t.Parallel()
 	if _, check := httpapi.StreamTiming(); check <= 0 || check > 4*time.Second {
 		t.Errorf("a stream checks its session every %s; it must end within 5 s of the session", check)
 	}
@@ -119,6 +120,7 @@ func TestStreamSessionCheckInterval(t *testing.T) {
 // sent; reading it sends a read receipt to its sender; a reconnect with
 // Last-Event-ID replays what was missed; signing out ends the stream.
 func TestMessageStream(t *testing.T) {
+	t.Parallel()
 	quickSessionChecks(t)
 	app := apptest.New(t)
 	provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
@@ -169,6 +171,7 @@ func TestMessageStream(t *testing.T) {
 // TestMessageStreamBounds: a person may hold five streams at once; a sixth
 // is refused until one closes.
 func TestMessageStreamBounds(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	patient := app.SignUp(t, domain.RolePatient)
 	for i := range 5 {
@@ -189,6 +192,7 @@ func TestMessageStreamBounds(t *testing.T) {
 // database restart), it reconnects by itself and its streams catch up on
 // what was sent meanwhile.
 func TestMessagesAcrossInstances(t *testing.T) {
+	t.Parallel()
 	quickSessionChecks(t)
 	one := apptest.New(t)
 	two := one.Twin(t)
@@ -230,6 +234,7 @@ func TestMessagesAcrossInstances(t *testing.T) {
 // keep-alive interval (25 s in the server; shortened here), so that proxies
 // do not close it.
 func TestMessageStreamKeepAlive(t *testing.T) {
+	t.Parallel()
 	httpapi.SetStreamTiming(t, 100*time.Millisecond, 4*time.Second)
 	app := apptest.New(t)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -257,6 +262,7 @@ func TestMessageStreamKeepAlive(t *testing.T) {
 // password change (for the other sessions) end the streams they concern
 // (at their next session check).
 func TestMessageStreamEndsWithTheSession(t *testing.T) {
+	t.Parallel()
 	quickSessionChecks(t)
 	app := apptest.New(t)
 	admin := app.SignUp(t, domain.RoleAdmin)

@@ -22,6 +22,7 @@ func scrape(t *testing.T, app *apptest.App) string {
 
 // Requests are counted by route pattern, never by the raw path with its ids.
 func TestMetricsByRoutePattern(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)

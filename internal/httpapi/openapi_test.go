@@ -37,6 +37,7 @@ var chiParam = regexp.MustCompile(`\{([^}:]+)(:[^}]*)?\}`)
 // TestOpenAPIDescribesEveryRoute walks the router: every /api route must be
 // in the document, and every operation of the document must be served.
 func TestOpenAPIDescribesEveryRoute(t *testing.T) {
+	t.Parallel()
 	doc := loadDocument(t, openapi.YAML)
 	h := NewRouter(Deps{
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -76,6 +77,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 }
 
 func TestOpenAPIDocumentServed(t *testing.T) {
+	t.Parallel()
 	h := newTestRouter(t)
 	rec := do(t, h, "GET", "/api/openapi.json", nil)
 	if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
@@ -101,6 +103,7 @@ func TestOpenAPIDocumentServed(t *testing.T) {
 }
 
 func TestReferencePage(t *testing.T) {
+	t.Parallel()
 	h := newTestRouter(t)
 	tests := []struct {
 		path, contentType, has string

@@ -43,6 +43,7 @@ func permissionsOf(t *testing.T, user map[string]any) []string {
 // renewal, GET and PUT /api/users/profile) names the permissions they hold;
 // nobody else's record does.
 func TestOwnRecordStatesPermissions(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	other := app.SignUp(t, domain.RoleProvider)
 	for _, role := range domain.Roles {
@@ -82,6 +83,7 @@ func TestOwnRecordStatesPermissions(t *testing.T) {
 // an image shared with the caller comes with its links and opens before the
 // share is verified; a patient's comes sealed.
 func TestReadersOfEveryImageSkipVerification(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -171,6 +173,7 @@ func exportRows(t *testing.T, p *apptest.Person) []string {
 // audit:read-all, else the caller's own scope), and only a reader of the
 // whole log may verify its chain.
 func TestAuditListExportAndVerifyAgree(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	colleague := app.SignUp(t, domain.RoleProvider)
@@ -234,6 +237,7 @@ func btoi(b bool) int {
 // table's to say, not the role's name: taking a permission from admins, or
 // giving one to providers, changes the answer at once.
 func TestGatesFollowPermissions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		change string // run on role_permissions

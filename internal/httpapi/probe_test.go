@@ -17,6 +17,7 @@ import (
 // input is refused at the edge with 400 or 422 in the product's words,
 // never a 500 (PostgreSQL refuses to store those bytes).
 func TestTextThatPostgresCannotStore(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -73,6 +74,7 @@ func TestTextThatPostgresCannotStore(t *testing.T) {
 // the account exists, so their timing cannot tell accounts apart: the
 // lookup and the new code happen after the response.
 func TestCodeRequestsTakeTheSameWork(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	unconfirmed := apptest.Registration(domain.RolePatient)
 	if r := app.Client().Do(t, "POST", "/api/auth/register", unconfirmed); r.Status != http.StatusCreated {
@@ -127,6 +129,7 @@ func codeIDs(t *testing.T, app *apptest.App, email string) string {
 // owner of a registered email hears of new attempts once a day at most;
 // text typed by whoever registers never reaches a mail.
 func TestRegistrationFloods(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	owner := app.SignUp(t, domain.RolePatient)
 
@@ -175,6 +178,7 @@ func TestRegistrationFloods(t *testing.T) {
 // TestRefreshRefusesCrossSite: a cookie-authenticated request that a browser
 // marks as coming from another site is refused, even with a good cookie.
 func TestRefreshRefusesCrossSite(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	p := app.SignUp(t, domain.RolePatient)
 	refresh := func(header map[string]string) int {
@@ -206,6 +210,7 @@ func TestRefreshRefusesCrossSite(t *testing.T) {
 // TestEachRefusalRecordedOnce: every refused access leaves exactly one
 // access_denied entry, whichever layer refused it.
 func TestEachRefusalRecordedOnce(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)

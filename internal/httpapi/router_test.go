@@ -44,6 +44,7 @@ func do(t *testing.T, h http.Handler, method, target string, body io.Reader) *ht
 }
 
 func TestSPAServing(t *testing.T) {
+	t.Parallel()
 	h := newTestRouter(t)
 	tests := []struct {
 		name         string
@@ -85,6 +86,7 @@ func TestSPAServing(t *testing.T) {
 }
 
 func TestSPANotBuilt(t *testing.T) {
+	t.Parallel()
 	h := NewRouter(Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Readiness: NewReadiness(), WebApp: fstest.MapFS{}})
 	rec := do(t, h, "GET", "/", nil)
 	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "make build") {
@@ -93,6 +95,7 @@ func TestSPANotBuilt(t *testing.T) {
 }
 
 func TestUnknownAPIPathIsJSON404(t *testing.T) {
+	t.Parallel()
 	h := newTestRouter(t)
 	for _, path := range []string{"/api", "/api/nope", "/api/", "/api/users/../nope", "/api/deeply/nested/unknown.json"} {
 		rec := do(t, h, "GET", path, nil)
@@ -111,6 +114,7 @@ func TestUnknownAPIPathIsJSON404(t *testing.T) {
 }
 
 func TestSecurityHeaders(t *testing.T) {
+	t.Parallel()
 	for _, hsts := range []bool{false, true} {
 		h := NewRouter(Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Readiness: NewReadiness(), WebApp: testApp, HSTS: hsts})
 		for _, path := range []string{"/", "/api/nope", "/healthz", "/assets/index-abc12.js"} {
@@ -148,6 +152,7 @@ func TestSecurityHeaders(t *testing.T) {
 }
 
 func TestErrorMapping(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err       error
 		status    int
@@ -198,6 +203,7 @@ func TestErrorMapping(t *testing.T) {
 }
 
 func TestPanicBecomesJSON500WithRequestID(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	r := chi.NewRouter()
 	r.Use(withRequestID, withRecover(slog.New(slog.NewJSONHandler(&logs, nil))))
@@ -217,6 +223,7 @@ func TestPanicBecomesJSON500WithRequestID(t *testing.T) {
 }
 
 func TestTrustedProxyRule(t *testing.T) {
+	t.Parallel()
 	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 	tests := []struct {
 		name string
@@ -252,6 +259,7 @@ func TestTrustedProxyRule(t *testing.T) {
 }
 
 func TestReadiness(t *testing.T) {
+	t.Parallel()
 	var dbDown bool
 	h := newTestRouter(t, Check{Name: "database", Ping: func(context.Context) error {
 		if dbDown {
@@ -273,6 +281,7 @@ func TestReadiness(t *testing.T) {
 }
 
 func TestReadJSON(t *testing.T) {
+	t.Parallel()
 	type payload struct {
 		Email string `json:"email"`
 	}

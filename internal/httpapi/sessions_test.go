@@ -39,6 +39,7 @@ func sign(t *testing.T, method jwt.SigningMethod, key any, claims jwt.MapClaims)
 // TestForgedTokensAreRefused walks the forged and tampered tokens that S5
 // guards against (alg none, another algorithm, another key, altered claims).
 func TestForgedTokensAreRefused(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	p := app.SignUp(t, domain.RolePatient)
 	good := claimsOf(t, p.Token)
@@ -99,6 +100,7 @@ func mustDecode(t *testing.T, s string) string {
 }
 
 func TestLogoutEndsTheTokenAtOnce(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	p := app.SignUp(t, domain.RoleProvider)
 	r := p.Do(t, "POST", "/api/auth/logout", nil)
@@ -114,6 +116,7 @@ func TestLogoutEndsTheTokenAtOnce(t *testing.T) {
 }
 
 func TestRefreshRotatesAndAReplayEndsTheSession(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	p := app.SignUp(t, domain.RolePatient)
 
@@ -162,6 +165,7 @@ func usedToken(t *testing.T, app *apptest.App, p *apptest.Person) string {
 }
 
 func TestPasswordResetWithCodeEndsEverySession(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	p := app.SignUp(t, domain.RolePatient)
 	other := &apptest.Person{Email: p.Email, Password: p.Password, Client: app.Client()}
@@ -200,6 +204,7 @@ func TestPasswordResetWithCodeEndsEverySession(t *testing.T) {
 }
 
 func TestPasswordResetWithLink(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	p := app.SignUp(t, domain.RoleProvider)
 	c := app.Client()
@@ -224,6 +229,7 @@ func TestPasswordResetWithLink(t *testing.T) {
 }
 
 func TestResetCodeExpires(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	p := app.SignUp(t, domain.RolePatient)
 	app.Clock.Shift(-16 * time.Minute) // the code is issued 16 minutes ago
@@ -236,6 +242,7 @@ func TestResetCodeExpires(t *testing.T) {
 }
 
 func TestChangePasswordKeepsOnlyThisSession(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	p := app.SignUp(t, domain.RolePatient)
 	other := &apptest.Person{Email: p.Email, Password: p.Password, Client: app.Client()}
@@ -255,6 +262,7 @@ func TestChangePasswordKeepsOnlyThisSession(t *testing.T) {
 }
 
 func TestDeactivationEndsAccessAtOnce(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	admin := app.SignUp(t, domain.RoleAdmin)
 	p := app.SignUp(t, domain.RoleProvider)
@@ -270,6 +278,7 @@ func TestDeactivationEndsAccessAtOnce(t *testing.T) {
 }
 
 func TestRoleChangeEndsAccessAndTheLastAdminStays(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	admin := app.SignUp(t, domain.RoleAdmin)
 	p := app.SignUp(t, domain.RolePatient)
@@ -291,6 +300,7 @@ func TestRoleChangeEndsAccessAndTheLastAdminStays(t *testing.T) {
 }
 
 func TestProfileUpdateCannotChangeRoleOrEmail(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	p := app.SignUp(t, domain.RolePatient)
 	r := p.Do(t, "PUT", "/api/users/profile", map[string]any{
@@ -319,6 +329,7 @@ func TestProfileUpdateCannotChangeRoleOrEmail(t *testing.T) {
 // field of another role is refused with a field error, whatever the body's
 // form, and changes nothing; such a field sent empty is no change.
 func TestProfileFieldsOfAnotherRole(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	patient := app.SignUp(t, domain.RolePatient)
 	provider := app.SignUp(t, domain.RoleProvider)
@@ -385,6 +396,7 @@ func TestProfileFieldsOfAnotherRole(t *testing.T) {
 }
 
 func TestDeleteOwnAccount(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	p := app.SignUp(t, domain.RolePatient)
 	if r := p.Do(t, "DELETE", "/api/users/profile", map[string]string{"password": "wrong"}); r.Status != 422 {

@@ -83,6 +83,7 @@ func audited(t *testing.T, app *apptest.App, action, recordID string, success bo
 }
 
 func TestShareVerifyViewRevoke(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	colleague := app.SignUp(t, domain.RoleProvider)
@@ -235,6 +236,7 @@ func lastname(t *testing.T, p *apptest.Person) string {
 }
 
 func TestShareMailKeepsThePatientOut(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	colleague := app.SignUp(t, domain.RoleProvider)
@@ -253,6 +255,7 @@ func TestShareMailKeepsThePatientOut(t *testing.T) {
 }
 
 func TestShareCodeTriesAndVoiding(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -285,6 +288,7 @@ func TestShareCodeTriesAndVoiding(t *testing.T) {
 }
 
 func TestConcurrentShareCodes(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -335,6 +339,7 @@ func concurrently(t *testing.T, n int, fn func() int) map[int]int {
 }
 
 func TestShareExpiry(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -384,6 +389,7 @@ func TestShareExpiry(t *testing.T) {
 }
 
 func TestShareRules(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	colleague := app.SignUp(t, domain.RoleProvider)
@@ -479,6 +485,7 @@ func TestShareRules(t *testing.T) {
 
 // TestSharingRouteMatrix walks the sharing routes with every kind of caller (S8, S9).
 func TestSharingRouteMatrix(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	provider2 := app.SignUp(t, domain.RoleProvider)
@@ -531,6 +538,7 @@ func TestSharingRouteMatrix(t *testing.T) {
 // so that the Share dialog offers what the server accepts; they follow a
 // change at once, and the server still refuses more than the maximum.
 func TestShareLimits(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -570,6 +578,7 @@ func TestShareLimits(t *testing.T) {
 // and medical fields once they uploaded an image for them (api.md), and no
 // other provider does.
 func TestProviderSeesTheirPatientsDetails(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	colleague := app.SignUp(t, domain.RoleProvider)
@@ -600,6 +609,7 @@ func TestProviderSeesTheirPatientsDetails(t *testing.T) {
 // TestShareMailsAreThrottled: one sharer cannot flood one person's mailbox
 // with share codes; other recipients are not affected.
 func TestShareMailsAreThrottled(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	provider := app.SignUp(t, domain.RoleProvider)
 	patient := app.SignUp(t, domain.RolePatient)

@@ -16,6 +16,7 @@ import (
 // TestRouteByRoleMatrix calls every route of the accounts feature as
 // anonymous, patient, provider, admin and a second user of the same role (S8).
 func TestRouteByRoleMatrix(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	people := map[string]*apptest.Person{
 		"patient":   app.SignUp(t, domain.RolePatient),
@@ -81,6 +82,7 @@ func TestRouteByRoleMatrix(t *testing.T) {
 }
 
 func TestUserDirectory(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	admin := app.SignUp(t, domain.RoleAdmin)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -150,6 +152,7 @@ func TestUserDirectory(t *testing.T) {
 }
 
 func TestAdminDeletesAUser(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	admin := app.SignUp(t, domain.RoleAdmin)
 	p := app.SignUp(t, domain.RolePatient)
@@ -172,6 +175,7 @@ func TestAdminDeletesAUser(t *testing.T) {
 }
 
 func TestRolesAndStats(t *testing.T) {
+	t.Parallel()
 	app := apptest.New(t)
 	admin := app.SignUp(t, domain.RoleAdmin)
 	provider := app.SignUp(t, domain.RoleProvider)
