@@ -89,12 +89,12 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 		return err
 	}
 	defer prog.Close()
-	report, err := prog.Store.VerifyAuditChain(ctx)
+	report, err := prog.Stack.Services.AuditChain.Verify(ctx)
 	if err != nil {
 		return err
 	}
 	if !report.OK {
-		return fmt.Errorf("audit log broken at entry %d (checked %d entries): an entry was changed or removed", report.FirstBrokenID, report.Checked)
+		return fmt.Errorf("audit log broken (checked %d entries): %s", report.Checked, report.Problem)
 	}
 	_, err = fmt.Fprintf(stdout, "audit log intact: %d entries checked\n", report.Checked)
 	return err
@@ -124,7 +124,7 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return fmt.Errorf("%s: not base64", *oldFile)
 	}
-	prog, err := open(ctx, getenv, io.Discard)
+	prog, err := openRotating(ctx, getenv, io.Discard, oldKey)
 	if err != nil {
 		return err
 	}

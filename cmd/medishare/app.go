@@ -28,6 +28,12 @@ type program struct {
 // open loads the configuration, applies migrations and builds the stack
 // from the parts the configuration names.
 func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*program, error) {
+	return openRotating(ctx, getenv, logOut, nil)
+}
+
+// openRotating is open during a rotation of the master key: previousKey is
+// the one being rotated away from (see app.Parts).
+func openRotating(ctx context.Context, getenv func(string) string, logOut io.Writer, previousKey []byte) (*program, error) {
 	cfg, err := loadConfig(getenv)
 	if err != nil {
 		return nil, err
@@ -63,13 +69,14 @@ func open(ctx context.Context, getenv func(string) string, logOut io.Writer) (*p
 		DatabaseURL: cfg.DatabaseURL,
 		Pool:        postgres.PoolOptions{MaxConns: cfg.DBMaxConns, StatementTimeout: cfg.DBStatementTimeout},
 		Blobs:       blobs, Mailer: mailer,
-		MasterKey: cfg.MasterKey, JWTSecret: cfg.JWTSecret,
+		MasterKey: cfg.MasterKey, JWTSecret: cfg.JWTSecret, PreviousMasterKey: previousKey,
 		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies, WebApp: web.Dist(),
 		Now:    func() time.Time { return time.Now().UTC() },
 		Logger: logger, Analyzers: analyzers,
 		PreviewBudget: previewBudget(cfg.MemoryLimit),
 		OrphanAge:     orphanAge,
 		JanitorEvery:  cfg.JanitorEvery, ScrubEvery: cfg.ScrubEvery,
+		CheckpointEvery: cfg.AuditCheckpointEvery, AuditCheckEvery: cfg.AuditCheckEvery,
 		Version: version, StorageKind: storageKind(cfg), MailKind: mailKind(cfg),
 		Metrics: cfg.MetricsAddr != "",
 	})

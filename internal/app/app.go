@@ -40,6 +40,10 @@ type Parts struct {
 	// of codes and tokens; JWTSecret signs access tokens.
 	MasterKey []byte
 	JWTSecret []byte
+	// PreviousMasterKey, when set, is a master key being rotated away
+	// from (`medishare keys rotate`): the audit chain's key may still be
+	// sealed under it.
+	PreviousMasterKey []byte
 	// PublicURL is where people reach the app: the tokens' issuer, the
 	// links in mail; https turns on HSTS and secure cookies.
 	PublicURL      string
@@ -57,6 +61,11 @@ type Parts struct {
 	// JanitorEvery and ScrubEvery pace the janitor and the scrub; zero
 	// turns them off.
 	JanitorEvery, ScrubEvery time.Duration
+	// CheckpointEvery paces the audit chain's checkpoints (one is also
+	// written when the loops stop); AuditCheckEvery is how often the whole
+	// chain is checked in the background, by whichever instance finds the
+	// latest check older. Zero turns each off.
+	CheckpointEvery, AuditCheckEvery time.Duration
 	// Version, StorageKind and MailKind describe the server on the health panel.
 	Version, StorageKind, MailKind string
 	// Metrics counts and times requests, with the pool's and the services'
@@ -76,8 +85,8 @@ type Stack struct {
 	Metrics     *httpapi.Metrics // nil unless Parts.Metrics
 	Handler     http.Handler     // the router: API, health checks, the app
 
-	logger                   *slog.Logger
-	janitorEvery, scrubEvery time.Duration
+	logger                                                     *slog.Logger
+	janitorEvery, scrubEvery, checkpointEvery, auditCheckEvery time.Duration
 }
 
 // New opens a pool on the database and builds the services and the router
@@ -100,10 +109,24 @@ func New(ctx context.Context, p Parts) (*Stack, error) {
 		return nil, err
 	}
 	store := postgres.NewStore(db)
+	var previous service.TextSealer
+	if p.PreviousMasterKey != nil {
+		if previous, err = secure.NewTextSealer(p.PreviousMasterKey); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	chain, err := service.OpenAuditChain(ctx, store, texts, previous)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	store.UseAuditChain(chain)
 	previews := medimg.NewPreviewer(p.PreviewBudget)
 	services := service.New(service.Config{
 		Store: store, Blobs: p.Blobs, Keys: envelope, Texts: texts, Secrets: secrets, Passwords: secure.NewPasswords(4),
-		Mailer: p.Mailer, Templates: mail.Templates{PublicURL: p.PublicURL, Now: p.Now},
+		AuditChain: chain,
+		Mailer:     p.Mailer, Templates: mail.Templates{PublicURL: p.PublicURL, Now: p.Now},
 		TokenSecret: p.JWTSecret, Issuer: p.PublicURL, LinkKey: secrets.Subkey("signed-urls"),
 		Previews:  previews,
 		OrphanAge: p.OrphanAge,
@@ -114,7 +137,8 @@ func New(ctx context.Context, p Parts) (*Stack, error) {
 	})
 	s := &Stack{DB: db, Store: store, Services: services,
 		KeyRotation: service.NewKeyRotationService(store, envelope, texts),
-		logger:      p.Logger, janitorEvery: p.JanitorEvery, scrubEvery: p.ScrubEvery}
+		logger:      p.Logger, janitorEvery: p.JanitorEvery, scrubEvery: p.ScrubEvery,
+		checkpointEvery: p.CheckpointEvery, auditCheckEvery: p.AuditCheckEvery}
 	s.Readiness = httpapi.NewReadiness(
 		httpapi.Check{Name: "database", Ping: db.Ping},
 		httpapi.Check{Name: "storage", Ping: p.Blobs.Ping},

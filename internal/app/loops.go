@@ -8,11 +8,12 @@ import (
 
 // Start runs the stack's background loops until stop is called: the
 // events listener (messages and mail from every instance), the mail
-// outbox, the janitor and the scrub (each when its pace is set). stop
-// returns once every loop has; a mail delivery under way is finished
-// first (a delivery cut short after the relay took it would be sent
-// again). A server calls stop after its requests have drained, since they
-// may queue mail.
+// outbox, the janitor, the scrub, the audit chain's checkpoints and its
+// background check (each when its pace is set). stop returns once every
+// loop has, having written a last checkpoint; a mail delivery under way is
+// finished first (a delivery cut short after the relay took it would be
+// sent again). A server calls stop after its requests have drained, since
+// they may queue mail and audit entries.
 func (s *Stack) Start() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -24,7 +25,50 @@ func (s *Stack) Start() (stop func()) {
 	if s.scrubEvery > 0 {
 		wg.Go(func() { s.scrubContents(ctx) })
 	}
-	return func() { cancel(); wg.Wait() }
+	if s.checkpointEvery > 0 {
+		wg.Go(func() { s.every(ctx, s.checkpointEvery, "audit checkpoint", s.Services.AuditChain.Checkpoint) })
+	}
+	if s.auditCheckEvery > 0 {
+		wg.Go(func() {
+			s.every(ctx, s.auditCheckEvery/4, "audit check", func(ctx context.Context) error {
+				_, err := s.Services.AuditChain.VerifyIfDue(ctx, s.auditCheckEvery)
+				return err
+			})
+		})
+	}
+	return func() {
+		cancel()
+		wg.Wait()
+		if s.checkpointEvery > 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), lastCheckpointTimeout)
+			defer cancel()
+			if err := s.Services.AuditChain.Checkpoint(ctx); err != nil {
+				s.logger.Warn("audit checkpoint", "err", err)
+			}
+		}
+	}
+}
+
+// lastCheckpointTimeout bounds the checkpoint written on the way out.
+const lastCheckpointTimeout = 10 * time.Second
+
+// every runs fn at once and then every pace until ctx ends; a failure is
+// logged and the next run tries again. The audit chain's loops: a check
+// looks at the latest check every quarter of its pace, so that one due is
+// run soon by whichever instance looks first.
+func (s *Stack) every(ctx context.Context, pace time.Duration, what string, fn func(context.Context) error) {
+	ticker := time.NewTicker(pace)
+	defer ticker.Stop()
+	for {
+		if err := fn(ctx); err != nil && ctx.Err() == nil {
+			s.logger.Warn(what, "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
 }
 
 // collectOrphans runs the janitor every janitorEvery until ctx ends:

@@ -292,14 +292,18 @@ FROM t, p, generate_series(%d, %d) g`, templateID, from, to)
 }
 
 // seedAuditSQL is the statements that append entries from..to through the
-// chaining and audience triggers, as the server writes them (each entry
-// hashed onto the previous one, so the chain verifies, and its readers
-// derived from its image): a mix of sign-ins, views, previews, uploads and
-// shares by the seeded people, about the seeded images. People and images
-// are numbered in tables of their own first, so that each entry finds its
-// own by key. The entries go in statements of a thousand: within one
-// transaction every entry adds a version of the chain's head row, and
-// reading the head walks them.
+// audience triggers, as the server writes them, chained onto the log's
+// head (each entry hashed onto the previous one, and its readers derived
+// from its image): a mix of sign-ins, views, previews, uploads and shares
+// by the seeded people, about the seeded images. The server keys its hashes
+// with a secret the database never holds, so the seed chains its entries
+// the way entries were chained before the chain was keyed (a trigger of its
+// own, dropped after): the same work per entry for the database, and a
+// chain a check still accepts as long as no keyed entry comes before them.
+// People and images are numbered in tables of their own first, so that each
+// entry finds its own by key. The entries go in statements of a thousand:
+// within one transaction every entry adds a version of the chain's head
+// row, and reading the head walks them.
 func seedAuditSQL(from, to int) []string {
 	stmts := []string{
 		"DROP TABLE IF EXISTS bench_actors, bench_images",
@@ -308,19 +312,30 @@ func seedAuditSQL(from, to int) []string {
 		"CREATE UNLOGGED TABLE bench_images AS SELECT (row_number() OVER (ORDER BY id) - 1)::int AS n, id FROM images",
 		"ALTER TABLE bench_images ADD PRIMARY KEY (n)",
 		"ANALYZE bench_actors, bench_images",
+		`CREATE FUNCTION bench_audit_chain() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    SELECT n.id, n.created_at, n.prev_hash INTO NEW.id, NEW.created_at, NEW.prev_hash FROM audit_next() n;
+    NEW.chain := 1;
+    NEW.hash := sha256(NEW.prev_hash || convert_to(jsonb_build_array(
+        NEW.id, to_char(NEW.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+        NEW.actor_id, NEW.action, NEW.table_name, NEW.record_id, NEW.ip, NEW.user_agent, NEW.status, NEW.reason)::text, 'UTF8'));
+    RETURN NEW;
+END $$`,
+		// Before the head's trigger (triggers of one kind fire in name order).
+		"CREATE TRIGGER audit_log_0_bench BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION bench_audit_chain()",
 	}
 	for f := from; f <= to; f += 1000 {
-		stmts = append(stmts, fmt.Sprintf(`INSERT INTO audit_log (id, actor_id, action, table_name, record_id, ip, user_agent, status, reason, prev_hash, hash)
+		stmts = append(stmts, fmt.Sprintf(`INSERT INTO audit_log (id, actor_id, action, table_name, record_id, ip, user_agent, status, reason, chain, prev_hash, hash)
 SELECT 0, a.id, (ARRAY['login','view','preview','upload','view','login','share','view'])[1 + g %% 8],
        CASE WHEN g %% 8 IN (0, 5) THEN '' ELSE 'images' END, CASE WHEN g %% 8 IN (0, 5) THEN '' ELSE i.id::text END,
        '10.0.' || (g %% 200) || '.' || (g %% 250), 'Mozilla/5.0 (benchmark)', CASE WHEN g %% 50 = 0 THEN 'failure' ELSE 'success' END,
-       '', '\x'::bytea, '\x'::bytea
+       '', 1, '\x'::bytea, '\x'::bytea
 FROM generate_series(%d, %d) g
 JOIN bench_actors a ON a.n = g %% (SELECT max(n) + 1 FROM bench_actors)
 JOIN bench_images i ON i.n = (g::bigint * 7919) %% (SELECT max(n) + 1 FROM bench_images)
 ORDER BY g`, f, min(f+999, to)))
 	}
-	return append(stmts, "DROP TABLE bench_actors, bench_images")
+	return append(stmts, "DROP TRIGGER audit_log_0_bench ON audit_log", "DROP FUNCTION bench_audit_chain()", "DROP TABLE bench_actors, bench_images")
 }
 
 func median(xs []float64) float64 {

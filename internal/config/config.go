@@ -48,8 +48,13 @@ type Config struct {
 	// removes contents that interrupted uploads left without a record (S24);
 	// 0 turns it off in this instance.
 	JanitorEvery time.Duration
-	LogLevel     string
-	LogFormat    string // json or text
+	// AuditCheckpointEvery paces the signed checkpoints of the audit
+	// chain's head in the content store (S20); AuditCheckEvery is how old
+	// the latest check of the whole chain may grow before this instance
+	// checks it again. 0 turns each off in this instance.
+	AuditCheckpointEvery, AuditCheckEvery time.Duration
+	LogLevel                              string
+	LogFormat                             string // json or text
 	// DemoImages: development only, the demo provider uploads and opens
 	// demo images on a fresh database (make run sets it; tests do not).
 	DemoImages bool
@@ -106,27 +111,29 @@ type SMTPConfig struct {
 func Load(getenv func(string) string) (*Config, error) {
 	l := loader{getenv: getenv}
 	c := &Config{
-		Env:                l.str("MEDISHARE_ENV", Development),
-		Addr:               l.str("MEDISHARE_ADDR", "127.0.0.1:8080"),
-		PublicURL:          l.str("MEDISHARE_PUBLIC_URL", ""),
-		DataDir:            l.str("MEDISHARE_DATA_DIR", "data"),
-		DatabaseURL:        l.secret("DATABASE_URL"),
-		DBMaxConns:         int32(l.integer("MEDISHARE_DB_MAX_CONNS", 10)),
-		DBStatementTimeout: l.duration("MEDISHARE_DB_STATEMENT_TIMEOUT", 15*time.Second),
-		TrustedProxies:     l.prefixes("MEDISHARE_TRUSTED_PROXIES"),
-		ShutdownGrace:      l.duration("MEDISHARE_SHUTDOWN_GRACE", 30*time.Second),
-		DrainDelay:         l.duration("MEDISHARE_DRAIN_DELAY", 0),
-		ScrubEvery:         l.duration("MEDISHARE_SCRUB_EVERY", 10*time.Second),
-		JanitorEvery:       l.duration("MEDISHARE_JANITOR_EVERY", 10*time.Minute),
-		LogLevel:           l.str("MEDISHARE_LOG_LEVEL", "info"),
-		LogFormat:          l.str("MEDISHARE_LOG_FORMAT", "json"),
-		DemoImages:         l.boolean("MEDISHARE_DEMO_IMAGES", false),
-		MetricsAddr:        l.str("MEDISHARE_METRICS_ADDR", ""),
-		MemoryLimit:        DefaultMemoryLimit,
-		SetMemoryLimit:     true,
-		MasterKey:          l.key("MEDISHARE_MASTER_KEY"),
-		JWTSecret:          l.key("MEDISHARE_JWT_SECRET"),
-		Storage:            l.str("MEDISHARE_STORAGE", "fs"),
+		Env:                  l.str("MEDISHARE_ENV", Development),
+		Addr:                 l.str("MEDISHARE_ADDR", "127.0.0.1:8080"),
+		PublicURL:            l.str("MEDISHARE_PUBLIC_URL", ""),
+		DataDir:              l.str("MEDISHARE_DATA_DIR", "data"),
+		DatabaseURL:          l.secret("DATABASE_URL"),
+		DBMaxConns:           int32(l.integer("MEDISHARE_DB_MAX_CONNS", 10)),
+		DBStatementTimeout:   l.duration("MEDISHARE_DB_STATEMENT_TIMEOUT", 15*time.Second),
+		TrustedProxies:       l.prefixes("MEDISHARE_TRUSTED_PROXIES"),
+		ShutdownGrace:        l.duration("MEDISHARE_SHUTDOWN_GRACE", 30*time.Second),
+		DrainDelay:           l.duration("MEDISHARE_DRAIN_DELAY", 0),
+		ScrubEvery:           l.duration("MEDISHARE_SCRUB_EVERY", 10*time.Second),
+		JanitorEvery:         l.duration("MEDISHARE_JANITOR_EVERY", 10*time.Minute),
+		AuditCheckpointEvery: l.duration("MEDISHARE_AUDIT_CHECKPOINT_EVERY", 5*time.Minute),
+		AuditCheckEvery:      l.duration("MEDISHARE_AUDIT_CHECK_EVERY", time.Hour),
+		LogLevel:             l.str("MEDISHARE_LOG_LEVEL", "info"),
+		LogFormat:            l.str("MEDISHARE_LOG_FORMAT", "json"),
+		DemoImages:           l.boolean("MEDISHARE_DEMO_IMAGES", false),
+		MetricsAddr:          l.str("MEDISHARE_METRICS_ADDR", ""),
+		MemoryLimit:          DefaultMemoryLimit,
+		SetMemoryLimit:       true,
+		MasterKey:            l.key("MEDISHARE_MASTER_KEY"),
+		JWTSecret:            l.key("MEDISHARE_JWT_SECRET"),
+		Storage:              l.str("MEDISHARE_STORAGE", "fs"),
 		S3: S3Config{
 			Endpoint:        l.str("S3_ENDPOINT", ""),
 			Region:          l.str("S3_REGION", "us-east-1"),

@@ -157,21 +157,61 @@ func AuditScopeOf(p *Principal) AuditScope {
 func (s AuditScope) Reveals(r AuditRecord) bool { return s.All || r.Actor.ID == s.UserID }
 
 // AuditChainReport is the result of checking the audit log's hash chain:
-// whether it is intact, how many entries were checked, and the first entry
-// that was changed or follows a removed one.
+// whether it is intact, how many entries were checked, when, and where and
+// how it broke.
 type AuditChainReport struct {
-	OK            bool
-	Checked       int
+	OK      bool
+	Checked int
+	// CheckedAt is when the check ended; zero before any check.
+	CheckedAt time.Time
+	// FirstBrokenID is the first entry that was changed or follows a
+	// removed one, or the checkpoint's entry when the newest entries were
+	// removed; 0 when OK.
 	FirstBrokenID int64
-	// Last is the last entry found intact, where a later check can go on from.
-	Last AuditChainMark
+	// Problem says, in a sentence, what was found; empty when OK.
+	Problem string
 }
 
-// AuditChainMark is an entry of the chain and its hash: a check that starts
-// after it needs nothing before it.
-type AuditChainMark struct {
-	ID   int64
-	Hash []byte
+// The chain an audit entry's hash belongs to.
+const (
+	// ChainLegacy: SHA-256 over the previous hash and the entry, as the
+	// database computed it before the chain was keyed.
+	ChainLegacy = 1
+	// ChainKeyed: HMAC-SHA256 over the same, under the chain's key.
+	ChainKeyed = 2
+)
+
+// AuditLink is an audit entry as its hash covers it, with the hash it
+// follows and its own.
+type AuditLink struct {
+	ID        int64
+	CreatedAt time.Time
+	ActorID   string // a UUID's canonical text, or empty
+	Action    string
+	Table     string
+	RecordID  string
+	IP        string
+	UserAgent string
+	Status    string // "success" or "failure"
+	Reason    string
+	Chain     int
+	PrevHash  []byte
+	Hash      []byte
+}
+
+// AuditHasher computes what an entry's hash must be, given its PrevHash.
+type AuditHasher interface {
+	Hash(l AuditLink) ([]byte, error)
+}
+
+// AuditCheckpoint is the chain's head as the server last anchored it
+// outside the database: the newest entry then, its hash, and the last
+// entry of the legacy chain.
+type AuditCheckpoint struct {
+	ID            int64
+	Hash          []byte
+	LegacyThrough int64
+	At            time.Time
 }
 
 // DayActivity is what happened on one day (in Zone), counted from the

@@ -78,7 +78,7 @@ func (a *api) health(w http.ResponseWriter, r *http.Request) {
 		"database":   map[string]any{"ok": h.Database.OK, "latencyMs": h.Database.LatencyMs},
 		"storage":    map[string]any{"ok": h.Storage.OK, "kind": h.Storage.Kind},
 		"mail":       map[string]any{"ok": h.Mail.OK, "kind": h.Mail.Kind, "queued": h.Mail.Queued},
-		"auditChain": map[string]any{"ok": h.AuditChain.OK, "checked": h.AuditChain.Checked},
+		"auditChain": auditCheckJSON(h.AuditChain),
 	})
 }
 

@@ -90,11 +90,19 @@ func (a *api) verifyAudit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	var broken *int64
-	if !report.OK {
-		broken = &report.FirstBrokenID
+	writeOK(w, http.StatusOK, "", auditCheckJSON(report))
+}
+
+// auditCheckJSON is a check of the audit chain (the AuditChainCheck schema).
+func auditCheckJSON(r domain.AuditChainReport) map[string]any {
+	out := map[string]any{"ok": r.OK, "checked": r.Checked, "checkedAt": nil, "firstBrokenId": nil, "problem": nil}
+	if !r.CheckedAt.IsZero() {
+		out["checkedAt"] = r.CheckedAt.UTC()
 	}
-	writeOK(w, http.StatusOK, "", map[string]any{"ok": report.OK, "checked": report.Checked, "firstBrokenId": broken})
+	if !r.OK && !r.CheckedAt.IsZero() {
+		out["firstBrokenId"], out["problem"] = r.FirstBrokenID, r.Problem
+	}
+	return out
 }
 
 // auditUserJSON names who acted.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -230,13 +232,72 @@ func TestAuditVerify(t *testing.T) {
 	if err := app.DB.Pool.QueryRow(ctx, "SELECT min(id) + 1 FROM audit_log").Scan(&id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.DB.Pool.Exec(ctx, fmt.Sprintf("ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only; UPDATE audit_log SET reason = 'edited' WHERE id = %d; ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only", id)); err != nil {
-		t.Fatal(err)
-	}
+	// Edited, every later hash rewritten and the head moved, as whoever
+	// holds the database can: the keyed hashes give it away.
+	testutil.ForgeAuditLog(t, app.DB.Pool, id, domain.ChainLegacy, fmt.Sprintf("UPDATE audit_log SET reason = 'edited' WHERE id = %d", id))
 	r = admin.Do(t, "GET", "/api/audit/verify", nil)
-	if r.Status != 200 || r.Data()["ok"] != false || r.Data()["firstBrokenId"] != float64(id) {
+	if r.Status != 200 || r.Data()["ok"] != false || r.Data()["firstBrokenId"] != float64(id) || r.Data()["problem"] == nil {
 		t.Fatalf("tampered: %d %s", r.Status, r.Raw)
 	}
+	// The health panel shows that check's result, on every instance.
+	for _, instance := range []*apptest.App{app, app.Twin(t)} {
+		chain := instance.As(admin).Do(t, "GET", "/api/admin/health", nil).Data()["auditChain"].(map[string]any)
+		if chain["ok"] != false || chain["firstBrokenId"] != float64(id) {
+			t.Errorf("health after the check found a break: %v", chain)
+		}
+	}
+}
+
+// TestAuditChainTruncation: removing the newest entries and moving the
+// head back, as whoever holds the database can, is found against the
+// signed checkpoint in the content store.
+func TestAuditChainTruncation(t *testing.T) {
+	t.Parallel()
+	app := apptest.New(t)
+	admin := app.SignUp(t, domain.RoleAdmin)
+	app.SignUp(t, domain.RoleProvider)
+	ctx := context.Background()
+	if err := app.Services.AuditChain.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var head int64
+	if err := app.DB.Pool.QueryRow(ctx, "SELECT id FROM audit_head").Scan(&head); err != nil {
+		t.Fatal(err)
+	}
+	testutil.ForgeAuditLog(t, app.DB.Pool, head+1, domain.ChainKeyed, fmt.Sprintf("DELETE FROM audit_log WHERE id > %d", head-2))
+	r := admin.Do(t, "GET", "/api/audit/verify", nil)
+	if r.Status != 200 || r.Data()["ok"] != false || r.Data()["firstBrokenId"] != float64(head) {
+		t.Fatalf("truncated: %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestAuditChainBackgroundCheck: the whole chain is checked again in the
+// background, so an edit of an old entry shows on the health panel
+// without anyone asking; the checkpoint is written on the way.
+func TestAuditChainBackgroundCheck(t *testing.T) {
+	t.Parallel()
+	app := apptest.NewWithLoops(t, apptest.Loops{CheckpointEvery: 20 * time.Millisecond, AuditCheckEvery: 40 * time.Millisecond})
+	admin := app.SignUp(t, domain.RoleAdmin)
+	health := func() map[string]any {
+		return admin.Do(t, "GET", "/api/admin/health", nil).Data()["auditChain"].(map[string]any)
+	}
+	testutil.Eventually(t, "a background check to find the chain intact", func() bool {
+		c := health()
+		return c["ok"] == true && c["checkedAt"] != nil
+	})
+	testutil.Eventually(t, "a checkpoint in the content store", func() bool {
+		_, err := os.Stat(filepath.Join(app.BlobDir, "audit", "checkpoint"))
+		return err == nil
+	})
+	var oldest int64
+	if err := app.DB.Pool.QueryRow(context.Background(), "SELECT min(id) FROM audit_log").Scan(&oldest); err != nil {
+		t.Fatal(err)
+	}
+	testutil.ForgeAuditLog(t, app.DB.Pool, oldest, domain.ChainKeyed, fmt.Sprintf("UPDATE audit_log SET ip = '10.6.6.6' WHERE id = %d", oldest))
+	testutil.Eventually(t, "a background check to find the edited entry", func() bool {
+		c := health()
+		return c["ok"] == false && c["firstBrokenId"] == float64(oldest)
+	})
 }
 
 // TestAuditExport: an admin exports the audit log as CSV with the list's

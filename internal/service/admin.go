@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/medishare/medishare/internal/domain"
@@ -11,7 +10,6 @@ import (
 // AdminStore is what the dashboards need from the database.
 type AdminStore interface {
 	AuditWriter
-	VerifyAuditChainFrom(ctx context.Context, from domain.AuditChainMark, most int) (domain.AuditChainReport, error)
 	Activity(ctx context.Context, first, last time.Time) ([]domain.DayActivity, error)
 	CountUsers(ctx context.Context) (int, error)
 	// CountImages, CountSharedImages: of one uploader or sharer, or of everyone ("").
@@ -36,16 +34,14 @@ type AdminService struct {
 	store   AdminStore
 	system  System
 	outbox  *Outbox
+	chain   *AuditChainService
 	started time.Time
 	now     Clock
-
-	chainMu sync.Mutex
-	chain   domain.AuditChainReport // what this instance has checked of the chain so far
 }
 
 // NewAdminService returns the admin dashboard's use cases.
-func NewAdminService(store AdminStore, system System, outbox *Outbox, now Clock) *AdminService {
-	return &AdminService{store: store, system: system, outbox: outbox, started: now(), now: now, chain: domain.AuditChainReport{OK: true}}
+func NewAdminService(store AdminStore, system System, outbox *Outbox, chain *AuditChainService, now Clock) *AdminService {
+	return &AdminService{store: store, system: system, outbox: outbox, chain: chain, started: now(), now: now}
 }
 
 // Health is the health panel's content.
@@ -65,27 +61,21 @@ type Health struct {
 		Kind   string
 		Queued int
 	}
-	AuditChain struct {
-		OK      bool
-		Checked int
-	}
+	// AuditChain is the latest check of the whole chain, by any instance;
+	// a zero CheckedAt before the first, or when the database cannot say.
+	AuditChain domain.AuditChainReport
 }
 
 // pingTimeout bounds each dependency's check, like the readiness probe's.
 const pingTimeout = 2 * time.Second
 
-// chainStep is how many entries one look at the health panel checks at
-// most (about half a second's work): the first looks at a long log go
-// through it a step at a time instead of holding the page for seconds.
-const chainStep = 100_000
-
 var errNotAdminHealth = forbidden("Only admins can see the system's health and activity.")
 
-// Health checks the database and the storage, reports the mail outbox, and
-// checks the audit chain's entries appended since this instance last
-// looked (its first looks go through the whole chain, a step at a time;
-// /api/audit/verify checks everything at once). Errors: EFORBIDDEN
-// (without system:monitor).
+// Health checks the database and the storage, and reports the mail outbox
+// and the latest check of the audit chain (by /api/audit/verify, `medishare
+// audit verify` or the background check, on any instance): a break, once
+// found, shows until a later check of the whole chain finds it intact.
+// Errors: EFORBIDDEN (without system:monitor).
 func (s *AdminService) Health(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (Health, error) {
 	if err := require(ctx, s.store, p, domain.PermSystemMonitor, meta, errNotAdminHealth); err != nil {
 		return Health{}, err
@@ -100,8 +90,7 @@ func (s *AdminService) Health(ctx context.Context, p *domain.Principal, meta dom
 	h.Storage.OK, h.Storage.Kind = ping(ctx, s.system.PingStorage), s.system.StorageKind
 	h.Mail.Queued, h.Mail.OK, _ = s.outbox.State(ctx) // the database's state is reported above
 	h.Mail.Kind = s.system.MailKind
-	chain := s.checkChain(ctx)
-	h.AuditChain.OK, h.AuditChain.Checked = chain.OK, chain.Checked
+	h.AuditChain, _ = s.chain.Latest(ctx) // the database's state is reported above
 	return h, nil
 }
 
@@ -109,23 +98,6 @@ func ping(ctx context.Context, check func(context.Context) error) bool {
 	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
 	defer cancel()
 	return check(ctx) == nil
-}
-
-// checkChain goes on checking the chain from where this instance stopped.
-// A broken chain stays reported broken; a database that does not answer
-// leaves the report as it was.
-func (s *AdminService) checkChain(ctx context.Context) domain.AuditChainReport {
-	s.chainMu.Lock()
-	defer s.chainMu.Unlock()
-	if !s.chain.OK {
-		return s.chain
-	}
-	step, err := s.store.VerifyAuditChainFrom(ctx, s.chain.Last, chainStep)
-	if err == nil {
-		s.chain.OK, s.chain.Checked, s.chain.Last = step.OK, s.chain.Checked+step.Checked, step.Last
-		s.chain.FirstBrokenID = step.FirstBrokenID
-	}
-	return s.chain
 }
 
 // The days GET /api/admin/activity covers: two weeks unless asked.

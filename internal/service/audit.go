@@ -16,18 +16,18 @@ import (
 type AuditStore interface {
 	AuditWriter
 	ListAudit(ctx context.Context, scope domain.AuditScope, f domain.AuditFilter, page domain.Page) ([]domain.AuditRecord, domain.PageOf, error)
-	VerifyAuditChain(ctx context.Context) (domain.AuditChainReport, error)
 	EachAudit(ctx context.Context, scope domain.AuditScope, f domain.AuditFilter, fn func(domain.AuditRecord) error) error
 }
 
 // AuditService lets people read the audit log, each within their scope.
 type AuditService struct {
 	store AuditStore
+	chain *AuditChainService
 }
 
 // NewAuditService returns the audit log's readers.
-func NewAuditService(store AuditStore) *AuditService {
-	return &AuditService{store: store}
+func NewAuditService(store AuditStore, chain *AuditChainService) *AuditService {
+	return &AuditService{store: store, chain: chain}
 }
 
 // AuditQuery is a reader's filters as they were sent.
@@ -143,14 +143,15 @@ func (s *AuditService) bound(v string, end bool) (time.Time, bool) {
 	return day, true
 }
 
-// Verify checks the whole hash chain of the audit log (S20): only for
-// readers of the whole log (audit:read-all), since the chain runs through
-// every entry. Errors: EFORBIDDEN.
+// Verify checks the whole hash chain of the audit log and its checkpoint
+// (S20), and keeps the result for the health panel: only for readers of
+// the whole log (audit:read-all), since the chain runs through every
+// entry. Errors: EFORBIDDEN, EUNAVAILABLE.
 func (s *AuditService) Verify(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) (domain.AuditChainReport, error) {
 	if err := require(ctx, s.store, p, domain.PermAuditReadAll, meta, forbidden("Only admins can check the audit log.")); err != nil {
 		return domain.AuditChainReport{}, err
 	}
-	return s.store.VerifyAuditChain(ctx)
+	return s.chain.Verify(ctx)
 }
 
 // Export calls fn with every entry the filters keep, newest first, for a

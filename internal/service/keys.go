@@ -21,12 +21,15 @@ type KeyStore interface {
 	SetAnalysisSealed(ctx context.Context, id string, sealed []byte) error
 	MailNotUnder(ctx context.Context, keyID []byte) ([]domain.SealedText, error)
 	SetMailSealed(ctx context.Context, id string, sealed []byte) error
+	AuditKeySealed(ctx context.Context) ([]byte, error)
+	SetAuditKeySealed(ctx context.Context, sealed []byte) error
 }
 
 // KeyRotationService moves what the previous master key protects to the
 // current one (`medishare keys rotate`): every file and preview key is
-// re-wrapped, and every message, analysis and queued mail re-sealed; file
-// contents are not touched. It may be run again: what is already under
+// re-wrapped, and every message, analysis, queued mail and the audit
+// chain's key re-sealed; file contents are not touched, and the audit
+// chain's hashes stay as they are (its key does not change). It may be run again: what is already under
 // the current key is not found again.
 type KeyRotationService struct {
 	store KeyStore
@@ -100,7 +103,17 @@ func (s *KeyRotationService) Rotate(ctx context.Context, oldMaster []byte) (Rota
 			return done, err
 		}
 	}
-	return done, nil
+	sealed, err := s.store.AuditKeySealed(ctx)
+	switch {
+	case domain.ErrorKind(err) == domain.ENOTFOUND:
+		return done, nil
+	case err != nil:
+		return done, err
+	}
+	if sealed, err = s.texts.Reseal(oldTexts, auditKeyRecord, sealed); err != nil {
+		return done, domain.Errorf(domain.EINVALID, "the audit chain's key: sealed by neither the old nor the current master key")
+	}
+	return done, s.store.SetAuditKeySealed(ctx, sealed)
 }
 
 // rewrapAll moves, a batch at a time, every record list still finds under

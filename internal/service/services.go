@@ -22,6 +22,7 @@ type Store interface {
 	IntegrityStore
 	SharingStore
 	AuditStore
+	AuditChainStore
 	MessageStore
 	SettingsStore
 	AdminStore
@@ -37,8 +38,11 @@ type Config struct {
 	Texts     TextSealer   // seals message texts
 	Secrets   SecretHasher // keyed hashes of codes and tokens
 	Passwords PasswordHasher
-	Mailer    mail.Mailer
-	Templates mail.Templates
+	// AuditChain computes the audit chain's hashes and signs its
+	// checkpoints (OpenAuditChain).
+	AuditChain AuditChainKey
+	Mailer     mail.Mailer
+	Templates  mail.Templates
 	// TokenSecret signs access tokens, naming Issuer (the public URL).
 	TokenSecret []byte
 	Issuer      string
@@ -69,6 +73,7 @@ type Services struct {
 	Integrity    *IntegrityService
 	Sharing      *SharingService
 	Audit        *AuditService
+	AuditChain   *AuditChainService
 	Messages     *MessageService
 	Settings     *SettingsService
 	Admin        *AdminService
@@ -90,6 +95,7 @@ func New(c Config) *Services {
 	links := NewLinks(c.LinkKey, c.Now)
 	images := NewImageService(c.Store, c.Blobs, c.Keys, c.Logger, c.Now)
 	previews := NewPreviewService(c.Store, images, c.Blobs, c.Keys, c.Logger, c.Previews)
+	chain := NewAuditChainService(c.Store, c.Blobs, c.AuditChain, c.Logger, c.Now)
 	return &Services{
 		Registration: NewRegistrationService(c.Store, c.Passwords, c.Secrets, background, outbox, c.Templates, c.Now),
 		Sessions:     NewSessionService(c.Store, c.Passwords, c.Secrets, tokens, links, c.Now),
@@ -99,10 +105,11 @@ func New(c Config) *Services {
 		Previews:     previews,
 		Integrity:    NewIntegrityService(c.Store, c.Blobs, c.Keys, c.Logger, c.Now, c.OrphanAge),
 		Sharing:      NewSharingService(c.Store, c.Secrets, outbox, c.Templates, c.Now),
-		Audit:        NewAuditService(c.Store),
+		Audit:        NewAuditService(c.Store, chain),
+		AuditChain:   chain,
 		Messages:     NewMessageService(c.Store, c.Texts, c.Now),
 		Settings:     NewSettingsService(c.Store, c.Analyzers),
-		Admin:        NewAdminService(c.Store, c.System, outbox, c.Now),
+		Admin:        NewAdminService(c.Store, c.System, outbox, chain, c.Now),
 		Analysis:     NewAnalysisService(c.Store, images, previews, c.Texts, c.Now, c.Analyzers...),
 		Links:        links,
 		Tokens:       tokens,

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Rows is what AuditCount reads the audit log through: a pool or a connection.
@@ -48,4 +49,45 @@ func AuditCount(t testing.TB, db Rows, a Audit) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// Execer runs statements: a pool or a connection.
+type Execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// ForgeAuditLog does to the audit log what whoever holds the database (as
+// the table's owner) can do: with the table's triggers off, it runs edit
+// (SQL statements: change or delete entries), then rewrites the hash of
+// every entry from the entry with id from on, each onto the one before it,
+// as chain (1: the unkeyed SHA-256 digest the database computed before the
+// chain was keyed, the best such a forger can do; 2: the same digest,
+// claiming the keyed chain), and moves the head to the last entry left.
+func ForgeAuditLog(t testing.TB, db Execer, from int64, chain int, edit string) {
+	t.Helper()
+	sql := `ALTER TABLE audit_log DISABLE TRIGGER USER;
+` + edit + `;
+DO $$
+DECLARE
+    r audit_log;
+    prev bytea;
+BEGIN
+    SELECT hash INTO prev FROM audit_log WHERE id < ` + strconv.FormatInt(from, 10) + ` ORDER BY id DESC LIMIT 1;
+    prev := coalesce(prev, '\x'::bytea);
+    FOR r IN SELECT * FROM audit_log WHERE id >= ` + strconv.FormatInt(from, 10) + ` ORDER BY id LOOP
+        UPDATE audit_log SET prev_hash = prev, chain = ` + strconv.Itoa(chain) + `,
+            hash = sha256(prev || convert_to(jsonb_build_array(
+                r.id, to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                r.actor_id, r.action, r.table_name, r.record_id, r.ip, r.user_agent, r.status, r.reason)::text, 'UTF8'))
+        WHERE id = r.id RETURNING hash INTO prev;
+    END LOOP;
+    INSERT INTO audit_head (id, hash, entries)
+    SELECT max(id), (SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1), count(*) FROM audit_log HAVING count(*) > 0
+    ON CONFLICT (only_row) DO UPDATE SET id = excluded.id, hash = excluded.hash, entries = excluded.entries;
+END
+$$;
+ALTER TABLE audit_log ENABLE TRIGGER USER`
+	if _, err := db.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("forge the audit log: %v", err)
+	}
 }

@@ -21,6 +21,7 @@ test.describe('audit log', () => {
     await signIn(page, await demoAccount('admin'));
     await page.goto('/audit-logs');
     await expect(page.getByRole('heading', { level: 1, name: 'Audit Logs' })).toBeVisible();
+    await page.getByRole('button', { name: 'Check whole chain' }).click();
     await expect(page.getByText(/^Intact — [\d,]+ entries checked$/)).toBeVisible();
 
     await page.getByLabel('Action').selectOption('login');

@@ -102,6 +102,7 @@ func TestSettings(t *testing.T) {
 	}
 	defer db.Close()
 	store := postgres.NewStore(db)
+	pgtest.AuditChain(t, store)
 
 	got, err := store.Settings(ctx)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 type Store struct {
 	db    *DB
 	grams gramCounts
+	chain domain.AuditHasher // the audit chain's hashes (UseAuditChain)
 }
 
 // NewStore returns the repositories of d.

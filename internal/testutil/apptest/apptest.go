@@ -128,7 +128,20 @@ func (c *Clock) Shift(d time.Duration) {
 // providers it is configured with besides the built-in one.
 func New(t testing.TB, analyzers ...analysis.Analyzer) *App {
 	t.Helper()
-	return start(t, pgtest.NewDatabase(t), t.TempDir(), nil, analyzers...)
+	return start(t, pgtest.NewDatabase(t), t.TempDir(), nil, Loops{}, analyzers...)
+}
+
+// Loops paces the audit chain's background loops, which stacks of New
+// and Twin do not run.
+type Loops struct {
+	CheckpointEvery, AuditCheckEvery time.Duration
+}
+
+// NewWithLoops starts a stack like New that also runs the audit chain's
+// background loops at the pace of loops.
+func NewWithLoops(t testing.TB, loops Loops) *App {
+	t.Helper()
+	return start(t, pgtest.NewDatabase(t), t.TempDir(), nil, loops)
 }
 
 // Twin starts a second server instance on a's database and contents, as a
@@ -137,13 +150,13 @@ func New(t testing.TB, analyzers ...analysis.Analyzer) *App {
 // a mail the other queued).
 func (a *App) Twin(t testing.TB) *App {
 	t.Helper()
-	return start(t, a.dbURL, a.BlobDir, a.Mailbox)
+	return start(t, a.dbURL, a.BlobDir, a.Mailbox, Loops{})
 }
 
 // start runs an instance on dbURL and blobDir, relaying mail to box (a
 // new one when nil): the program's own wiring (internal/app) with the
 // test's parts.
-func start(t testing.TB, dbURL, blobDir string, box *Mailbox, analyzers ...analysis.Analyzer) *App {
+func start(t testing.TB, dbURL, blobDir string, box *Mailbox, loops Loops, analyzers ...analysis.Analyzer) *App {
 	t.Helper()
 	if box == nil {
 		box = StartMailbox(t)
@@ -165,6 +178,7 @@ func start(t testing.TB, dbURL, blobDir string, box *Mailbox, analyzers ...analy
 		Now: clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Analyzers: analyzers, PreviewBudget: 256 << 20,
 		Version: "test", StorageKind: "filesystem", MailKind: "log", Metrics: true,
+		CheckpointEvery: loops.CheckpointEvery, AuditCheckEvery: loops.AuditCheckEvery,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/medishare/medishare/internal/secure"
 	"github.com/medishare/medishare/internal/store/postgres"
 	"github.com/medishare/medishare/migrations"
 )
@@ -187,7 +188,21 @@ func NewStore(t testing.TB) (*postgres.DB, *postgres.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(db.Close)
-	return db, postgres.NewStore(db)
+	store := postgres.NewStore(db)
+	AuditChain(t, store)
+	return db, store
+}
+
+// AuditChain gives store a fresh key for the audit chain, as app.New gives
+// the server's store the key its database keeps, and returns the chain.
+func AuditChain(t testing.TB, store *postgres.Store) *secure.AuditChain {
+	t.Helper()
+	chain, err := secure.NewAuditChain(secure.NewAuditChainKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.UseAuditChain(chain)
+	return chain
 }
 
 // NewEmptyDatabase creates a database with no migrations applied.

@@ -117,7 +117,7 @@ export function makeHealth(overrides: Partial<Health> = {}): Health {
     database: { ok: true, latencyMs: 0.4 },
     storage: { ok: true, kind: 'filesystem' },
     mail: { ok: true, kind: 'log', queued: 0 },
-    auditChain: { ok: true, checked: 12 },
+    auditChain: { ok: true, checked: 12, checkedAt: '2026-11-26T10:00:00Z', firstBrokenId: null, problem: null },
     ...overrides,
   };
 }

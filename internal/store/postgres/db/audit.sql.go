@@ -7,17 +7,20 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const appendAudit = `-- name: AppendAudit :exec
-INSERT INTO audit_log (id, actor_id, action, table_name, record_id, ip, user_agent, status, reason, prev_hash, hash)
-VALUES (0, $1, $2, $3, $4, $5, $6, $7, $8, '\x', '\x')
+INSERT INTO audit_log (id, created_at, actor_id, action, table_name, record_id, ip, user_agent, status, reason, chain, prev_hash, hash)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 `
 
 type AppendAuditParams struct {
+	ID        int64
+	CreatedAt time.Time
 	ActorID   pgtype.UUID
 	Action    string
 	TableName string
@@ -26,11 +29,17 @@ type AppendAuditParams struct {
 	UserAgent string
 	Status    string
 	Reason    string
+	Chain     int16
+	PrevHash  []byte
+	Hash      []byte
 }
 
-// id, time and hashes are set by the chaining trigger.
+// id, time and prev_hash come from audit_next() in the same transaction;
+// the trigger checks that the entry follows the head and moves it.
 func (q *Queries) AppendAudit(ctx context.Context, arg AppendAuditParams) error {
 	_, err := q.db.Exec(ctx, appendAudit,
+		arg.ID,
+		arg.CreatedAt,
 		arg.ActorID,
 		arg.Action,
 		arg.TableName,
@@ -39,54 +48,11 @@ func (q *Queries) AppendAudit(ctx context.Context, arg AppendAuditParams) error 
 		arg.UserAgent,
 		arg.Status,
 		arg.Reason,
+		arg.Chain,
+		arg.PrevHash,
+		arg.Hash,
 	)
 	return err
-}
-
-const auditChain = `-- name: AuditChain :many
-SELECT a.id, a.prev_hash, a.hash, audit_digest(a.prev_hash, a)::bytea AS expected
-FROM audit_log a
-WHERE a.id > $1
-ORDER BY a.id
-LIMIT $2
-`
-
-type AuditChainParams struct {
-	AfterID   int64
-	PageLimit int32
-}
-
-type AuditChainRow struct {
-	ID       int64
-	PrevHash []byte
-	Hash     []byte
-	Expected []byte
-}
-
-// Each entry with the digest recomputed, in chain order, for verification.
-func (q *Queries) AuditChain(ctx context.Context, arg AuditChainParams) ([]AuditChainRow, error) {
-	rows, err := q.db.Query(ctx, auditChain, arg.AfterID, arg.PageLimit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []AuditChainRow{}
-	for rows.Next() {
-		var i AuditChainRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.PrevHash,
-			&i.Hash,
-			&i.Expected,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }
 
 const auditEntries = `-- name: AuditEntries :one
@@ -99,6 +65,97 @@ func (q *Queries) AuditEntries(ctx context.Context) (int64, error) {
 	var column_1 int64
 	err := row.Scan(&column_1)
 	return column_1, err
+}
+
+const auditHead = `-- name: AuditHead :one
+SELECT id, hash FROM audit_head WHERE only_row
+`
+
+type AuditHeadRow struct {
+	ID   int64
+	Hash []byte
+}
+
+func (q *Queries) AuditHead(ctx context.Context) (AuditHeadRow, error) {
+	row := q.db.QueryRow(ctx, auditHead)
+	var i AuditHeadRow
+	err := row.Scan(&i.ID, &i.Hash)
+	return i, err
+}
+
+const auditKeySealed = `-- name: AuditKeySealed :one
+SELECT sealed FROM audit_key WHERE only_row
+`
+
+func (q *Queries) AuditKeySealed(ctx context.Context) ([]byte, error) {
+	row := q.db.QueryRow(ctx, auditKeySealed)
+	var sealed []byte
+	err := row.Scan(&sealed)
+	return sealed, err
+}
+
+const auditLinks = `-- name: AuditLinks :many
+SELECT id, created_at, actor_id, action, table_name, record_id, ip, user_agent, status, reason, chain, prev_hash, hash
+FROM audit_log
+WHERE id > $1
+ORDER BY id
+LIMIT $2
+`
+
+type AuditLinksParams struct {
+	AfterID   int64
+	PageLimit int32
+}
+
+type AuditLinksRow struct {
+	ID        int64
+	CreatedAt time.Time
+	ActorID   pgtype.UUID
+	Action    string
+	TableName string
+	RecordID  string
+	Ip        string
+	UserAgent string
+	Status    string
+	Reason    string
+	Chain     int16
+	PrevHash  []byte
+	Hash      []byte
+}
+
+// Entries as their hashes cover them, in chain order, for verification.
+func (q *Queries) AuditLinks(ctx context.Context, arg AuditLinksParams) ([]AuditLinksRow, error) {
+	rows, err := q.db.Query(ctx, auditLinks, arg.AfterID, arg.PageLimit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AuditLinksRow{}
+	for rows.Next() {
+		var i AuditLinksRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.CreatedAt,
+			&i.ActorID,
+			&i.Action,
+			&i.TableName,
+			&i.RecordID,
+			&i.Ip,
+			&i.UserAgent,
+			&i.Status,
+			&i.Reason,
+			&i.Chain,
+			&i.PrevHash,
+			&i.Hash,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const auditSearchActors = `-- name: AuditSearchActors :many
@@ -133,8 +190,56 @@ func (q *Queries) AuditSearchActors(ctx context.Context, arg AuditSearchActorsPa
 	return items, nil
 }
 
+const insertAuditKey = `-- name: InsertAuditKey :exec
+INSERT INTO audit_key (sealed) VALUES ($1) ON CONFLICT (only_row) DO NOTHING
+`
+
+// The first instance to start writes the key; the others read it.
+func (q *Queries) InsertAuditKey(ctx context.Context, sealed []byte) error {
+	_, err := q.db.Exec(ctx, insertAuditKey, sealed)
+	return err
+}
+
+const lastLegacyAuditEntry = `-- name: LastLegacyAuditEntry :one
+SELECT coalesce(max(id), 0)::bigint FROM audit_log WHERE chain = 1
+`
+
+// The newest entry of the unkeyed chain (0: none); read once, for the
+// first checkpoint.
+func (q *Queries) LastLegacyAuditEntry(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, lastLegacyAuditEntry)
+	var column_1 int64
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
+const latestAuditCheck = `-- name: LatestAuditCheck :one
+SELECT checked_at, ok, checked, first_broken_id, problem FROM audit_check WHERE only_row
+`
+
+type LatestAuditCheckRow struct {
+	CheckedAt     time.Time
+	Ok            bool
+	Checked       int64
+	FirstBrokenID int64
+	Problem       string
+}
+
+func (q *Queries) LatestAuditCheck(ctx context.Context) (LatestAuditCheckRow, error) {
+	row := q.db.QueryRow(ctx, latestAuditCheck)
+	var i LatestAuditCheckRow
+	err := row.Scan(
+		&i.CheckedAt,
+		&i.Ok,
+		&i.Checked,
+		&i.FirstBrokenID,
+		&i.Problem,
+	)
+	return i, err
+}
+
 const listAuditForRecord = `-- name: ListAuditForRecord :many
-SELECT id, created_at, actor_id, action, table_name, record_id, ip, user_agent, status, reason, prev_hash, hash FROM audit_log WHERE table_name = $1 AND record_id = $2 ORDER BY id
+SELECT id, created_at, actor_id, action, table_name, record_id, ip, user_agent, status, reason, prev_hash, hash, chain FROM audit_log WHERE table_name = $1 AND record_id = $2 ORDER BY id
 `
 
 type ListAuditForRecordParams struct {
@@ -164,6 +269,7 @@ func (q *Queries) ListAuditForRecord(ctx context.Context, arg ListAuditForRecord
 			&i.Reason,
 			&i.PrevHash,
 			&i.Hash,
+			&i.Chain,
 		); err != nil {
 			return nil, err
 		}
@@ -173,4 +279,41 @@ func (q *Queries) ListAuditForRecord(ctx context.Context, arg ListAuditForRecord
 		return nil, err
 	}
 	return items, nil
+}
+
+const saveAuditCheck = `-- name: SaveAuditCheck :exec
+INSERT INTO audit_check (checked_at, ok, checked, first_broken_id, problem)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (only_row) DO UPDATE SET checked_at = excluded.checked_at, ok = excluded.ok, checked = excluded.checked,
+    first_broken_id = excluded.first_broken_id, problem = excluded.problem
+WHERE audit_check.checked_at <= excluded.checked_at
+`
+
+type SaveAuditCheckParams struct {
+	CheckedAt     time.Time
+	Ok            bool
+	Checked       int64
+	FirstBrokenID int64
+	Problem       string
+}
+
+// The latest check wins, whichever instance ends last.
+func (q *Queries) SaveAuditCheck(ctx context.Context, arg SaveAuditCheckParams) error {
+	_, err := q.db.Exec(ctx, saveAuditCheck,
+		arg.CheckedAt,
+		arg.Ok,
+		arg.Checked,
+		arg.FirstBrokenID,
+		arg.Problem,
+	)
+	return err
+}
+
+const setAuditKeySealed = `-- name: SetAuditKeySealed :exec
+UPDATE audit_key SET sealed = $1 WHERE only_row
+`
+
+func (q *Queries) SetAuditKeySealed(ctx context.Context, sealed []byte) error {
+	_, err := q.db.Exec(ctx, setAuditKeySealed, sealed)
+	return err
 }

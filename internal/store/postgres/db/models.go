@@ -44,11 +44,25 @@ type AuditAudienceCount struct {
 	Entries int64
 }
 
+type AuditCheck struct {
+	OnlyRow       bool
+	CheckedAt     time.Time
+	Ok            bool
+	Checked       int64
+	FirstBrokenID int64
+	Problem       string
+}
+
 type AuditHead struct {
 	OnlyRow bool
 	ID      int64
 	Hash    []byte
 	Entries int64
+}
+
+type AuditKey struct {
+	OnlyRow bool
+	Sealed  []byte
 }
 
 type AuditLog struct {
@@ -64,6 +78,7 @@ type AuditLog struct {
 	Reason    string
 	PrevHash  []byte
 	Hash      []byte
+	Chain     int16
 }
 
 type ContentCheck struct {

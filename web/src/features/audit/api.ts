@@ -34,12 +34,6 @@ export interface AuditQuery extends AuditFilters {
   limit: number;
 }
 
-/** `data` of GET /api/audit/verify. */
-export interface ChainReport {
-  ok: boolean;
-  checked: number;
-  firstBrokenId: number | null;
-}
 
 function paramsOf(query: AuditFilters & Partial<AuditQuery>): Record<string, string | number> {
   const params: Record<string, string | number> = {};
@@ -56,9 +50,9 @@ export const auditApi = baseApi.injectEndpoints({
     }),
 
     /** Recomputes the whole chain: seconds at a million entries, so only on demand. */
-    verifyAuditChain: build.mutation<ChainReport, void>({
+    verifyAuditChain: build.mutation<AuditChainCheck, void>({
       query: () => ({ url: '/audit/verify' }),
-      transformResponse: (body: ApiResponse<ChainReport>) => body.data,
+      transformResponse: (body: ApiResponse<AuditChainCheck>) => body.data,
     }),
   }),
 });

@@ -1,14 +1,27 @@
 import { skipToken } from '@reduxjs/toolkit/query/react';
 import { useState } from 'react';
 import { describeLoadError, getErrorMessage } from '@/lib/api-client';
-import { useGetHealthQuery } from '@/lib/health-api';
+import { formatDateTime } from '@/lib/format';
+import { type AuditChainCheck, describeChainCheck, useGetHealthQuery } from '@/lib/health-api';
 import { notifyError } from '@/lib/notify';
 import { downloadAuditCsv, type AuditFilters, useVerifyAuditChainMutation } from '../api';
 
-/** What the chain check says, in words. */
-function chainText(ok: boolean, checked: number, firstBrokenId?: number | null): string {
-  if (ok) return `Intact — ${checked.toLocaleString('en-PK')} entries checked`;
-  return firstBrokenId ? `Broken at entry ${firstBrokenId}` : 'Broken';
+/** One check of the chain: intact as a status, broken as an alert, with when it ran. */
+function ChainCheck({ check }: { check: AuditChainCheck }) {
+  const broken = check.checkedAt !== null && !check.ok;
+  return (
+    <p className={broken ? 'audit-chain__broken' : 'audit-chain__ok'} role={broken ? 'alert' : 'status'}>
+      <span>{describeChainCheck(check)}</span>
+      {check.checkedAt && (
+        <>
+          {' '}
+          <span className="audit-chain__when">
+            (checked <time dateTime={check.checkedAt}>{formatDateTime(check.checkedAt)}</time>)
+          </span>
+        </>
+      )}
+    </p>
+  );
 }
 
 interface AuditToolsProps {
@@ -51,13 +64,9 @@ export function AuditTools({ filters, checksChain, monitors }: AuditToolsProps) 
         <div className="audit-chain">
           <h2 className="audit-chain__title">Audit chain</h2>
           {full ? (
-            <p className={full.ok ? 'audit-chain__ok' : 'audit-chain__broken'} role={full.ok ? 'status' : 'alert'}>
-              {chainText(full.ok, full.checked, full.firstBrokenId)}
-            </p>
+            <ChainCheck check={full} />
           ) : chain ? (
-            <p className={chain.ok ? 'audit-chain__ok' : 'audit-chain__broken'} role={chain.ok ? 'status' : 'alert'}>
-              {chainText(chain.ok, chain.checked)}
-            </p>
+            <ChainCheck check={chain} />
           ) : !monitors ? (
             <p>Not checked yet.</p>
           ) : (

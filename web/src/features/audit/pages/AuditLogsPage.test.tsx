@@ -34,7 +34,7 @@ function page(data: AuditEntry[], totalItems = data.length, extra: object = {}) 
 
 beforeEach(() => {
   mock = mockApi();
-  mock.onGet('/admin/health').reply(200, { data: makeHealth({ auditChain: { ok: true, checked: 1234 } }) });
+  mock.onGet('/admin/health').reply(200, { data: makeHealth({ auditChain: { ok: true, checked: 1234, checkedAt: '2026-11-26T10:00:00Z', firstBrokenId: null, problem: null } }) });
 });
 
 function auditRequests() {
@@ -112,7 +112,7 @@ describe('/audit-logs', () => {
   it('lets an admin export what the filters keep and check the whole chain', async () => {
     mock.onGet('/audit/logs').reply(200, page([entry(1)]));
     mock.onGet('/audit/logs/export').reply(200, new Blob(['id,createAt\n']));
-    mock.onGet('/audit/verify').reply(200, { data: { ok: false, checked: 40, firstBrokenId: 17 } });
+    mock.onGet('/audit/verify').reply(200, { data: { ok: false, checked: 40, checkedAt: '2026-11-26T10:05:00Z', firstBrokenId: 17, problem: 'Entry 17 was changed after it was written.' } });
     const created: string[] = [];
     URL.createObjectURL = () => {
       created.push('blob:x');
@@ -131,6 +131,6 @@ describe('/audit-logs', () => {
     expect(created).toHaveLength(1);
 
     await actor.click(screen.getByRole('button', { name: 'Check whole chain' }));
-    expect(await screen.findByRole('alert')).toHaveTextContent('Broken at entry 17');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Broken at entry 17: Entry 17 was changed after it was written.');
   });
 });

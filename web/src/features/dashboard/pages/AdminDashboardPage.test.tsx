@@ -19,7 +19,7 @@ beforeEach(() => {
       database: { ok: true, latencyMs: 0.42 },
       storage: { ok: false, kind: 's3' },
       mail: { ok: true, kind: 'smtp', queued: 3 },
-      auditChain: { ok: true, checked: 1500 },
+      auditChain: { ok: true, checked: 1500, checkedAt: '2026-11-26T10:00:00Z', firstBrokenId: null, problem: null },
     }),
   });
   mock.onGet('/admin/activity').reply(200, {
@@ -60,5 +60,27 @@ describe('/admin-dashboard', () => {
       'Messages',
     ]);
     expect(within(rows[2]).getAllByRole('cell').map((td) => td.textContent)).toEqual(['7', '2', '3', '1', '1', '5', '4']);
+  });
+
+  it('shows a break that any check found, and a chain not checked yet', async () => {
+    mock.resetHandlers();
+    mock.onGet('/admin/activity').reply(200, { data: [] });
+    mock.onGet('/admin/health').replyOnce(200, {
+      data: makeHealth({
+        auditChain: { ok: false, checked: 30, checkedAt: '2026-11-26T10:00:00Z', firstBrokenId: 30, problem: 'Entry 30 was changed after it was written.' },
+      }),
+    });
+    const { unmount } = renderRoute('/admin-dashboard', { user: makeUser({ role: 'admin' }), token: 't' });
+    const health = await screen.findByRole('region', { name: 'System health' });
+    expect(await within(health).findByText(/Broken at entry 30: Entry 30 was changed/)).toBeInTheDocument();
+    unmount();
+
+    mock.onGet('/admin/health').replyOnce(200, {
+      data: makeHealth({ auditChain: { ok: false, checked: 0, checkedAt: null, firstBrokenId: null, problem: null } }),
+    });
+    renderRoute('/admin-dashboard', { user: makeUser({ role: 'admin' }), token: 't' });
+    const fresh = await screen.findByRole('region', { name: 'System health' });
+    expect(await within(fresh).findByText('Not checked yet')).toBeInTheDocument();
+    expect(fresh).not.toHaveTextContent('Broken');
   });
 });

@@ -3,7 +3,7 @@ import { ScrollRegion } from '@/components/ScrollRegion';
 import { Spinner } from '@/components/Spinner';
 import { describeLoadError } from '@/lib/api-client';
 import { formatDate, formatDateTime } from '@/lib/format';
-import { useGetHealthQuery } from '@/lib/health-api';
+import { describeChainCheck, useGetHealthQuery } from '@/lib/health-api';
 import { ACTIVITY_SERIES } from '../activity';
 import { useGetActivityQuery } from '../api';
 import '@/components/DataTable.css';
@@ -68,7 +68,18 @@ function HealthPanel() {
           <div>
             <dt>Audit chain</dt>
             <dd>
-              <Badge ok={health.auditChain.ok} down="Broken" /> {health.auditChain.checked.toLocaleString('en-PK')} entries checked
+              {health.auditChain.checkedAt === null ? (
+                'Not checked yet'
+              ) : (
+                <>
+                  <Badge ok={health.auditChain.ok} down="Broken" />{' '}
+                  {health.auditChain.ok
+                    ? `${health.auditChain.checked.toLocaleString('en-PK')} entries checked`
+                    : describeChainCheck(health.auditChain)}
+                  {', '}
+                  <time dateTime={health.auditChain.checkedAt}>{formatDateTime(health.auditChain.checkedAt)}</time>
+                </>
+              )}
             </dd>
           </div>
           <div>
