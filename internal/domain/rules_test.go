@@ -101,14 +101,16 @@ func TestDirectory(t *testing.T) {
 	user := func(id, role string, active bool) User { return User{ID: id, Role: role, Active: active} }
 	patient, provider, admin := user("p", RolePatient, true), user("d", RoleProvider, true), user("a", RoleAdmin, true)
 	gonePatient, goneProvider := user("p2", RolePatient, false), user("d2", RoleProvider, false)
+	waiting := user("d3", RoleProvider, true) // waiting for an admin's approval: only admins find them
+	waiting.AwaitingApproval = true
 	tests := []struct {
 		role  string
 		sees  []User
 		hides []User
 	}{
-		{RoleAdmin, []User{patient, provider, admin, gonePatient, goneProvider}, nil},
-		{RoleProvider, []User{patient, provider}, []User{admin, gonePatient, goneProvider}},
-		{RolePatient, []User{provider, admin}, []User{patient, gonePatient, goneProvider}},
+		{RoleAdmin, []User{patient, provider, admin, gonePatient, goneProvider, waiting}, nil},
+		{RoleProvider, []User{patient, provider}, []User{admin, gonePatient, goneProvider, waiting}},
+		{RolePatient, []User{provider, admin}, []User{patient, gonePatient, goneProvider, waiting}},
 	}
 	for _, tt := range tests {
 		dir := DirectoryOf(caller(tt.role))
@@ -127,7 +129,7 @@ func TestDirectory(t *testing.T) {
 		}
 	}
 	byProvider := DirectoryOf(caller(RoleProvider))
-	if got := byProvider.OfRole(RolePatient); len(got.Roles) != 1 || got.Roles[0] != RolePatient || !got.ActiveOnly {
+	if got := byProvider.OfRole(RolePatient); len(got.Roles) != 1 || got.Roles[0] != RolePatient || !got.ReachableOnly {
 		t.Errorf("a provider's patients: %+v", got)
 	}
 	if got := byProvider.OfRole(RoleAdmin); len(got.Roles) != 0 || got.Self != "" {

@@ -89,11 +89,18 @@ type User struct {
 	Verified bool
 	// AwaitingApproval: a provider who registered while the setting
 	// providerApprovalRequired was on, not approved yet by an admin; they
-	// cannot sign in. (The zero value is an approved account.)
+	// cannot sign in, and nobody else can reach them (Reachable). (The
+	// zero value is an approved account.)
 	AwaitingApproval bool
 	Profile
 	CreatedAt time.Time
 }
+
+// Reachable reports whether others may find u in a directory and send
+// them a message or a share: an active account that waits for no
+// approval. Nobody learns of a provider waiting for approval until an
+// admin approves them (api.md "Settings and the admin dashboard").
+func (u User) Reachable() bool { return u.Active && !u.AwaitingApproval }
 
 // Person names someone in a listing.
 type Person struct {
@@ -125,16 +132,18 @@ func (p *Principal) Manages(im Image, own string) bool {
 
 // Directory says whom a caller may find in the user directory (api.md
 // "Users"): whoever manages users (users:manage: admins) everyone,
-// deactivated accounts included; providers active patients and providers;
-// patients active providers and admins; and everyone themselves. Which
+// deactivated accounts and providers waiting for approval included;
+// providers reachable patients and providers; patients reachable providers
+// and admins; and everyone themselves. Which
 // roles one finds is a rule about the people in the directory, so it reads
 // the caller's role; it is the one statement of that rule: the database
 // query and the check of a single user both read it.
 type Directory struct {
 	// Roles are the roles the caller may find.
 	Roles []string
-	// ActiveOnly hides deactivated accounts.
-	ActiveOnly bool
+	// ReachableOnly hides those nobody else may reach (User.Reachable):
+	// deactivated accounts and providers waiting for approval.
+	ReachableOnly bool
 	// Self is the caller's id when the caller is listed whatever the roles
 	// (empty once a role filter leaves them out).
 	Self string
@@ -144,10 +153,10 @@ type Directory struct {
 
 // DirectoryOf is the directory of a caller.
 func DirectoryOf(p *Principal) Directory {
-	d := Directory{ActiveOnly: true, Self: p.User.ID, callerRole: p.User.Role}
+	d := Directory{ReachableOnly: true, Self: p.User.ID, callerRole: p.User.Role}
 	switch {
 	case p.Can(PermUsersManage):
-		d.Roles, d.ActiveOnly = Roles, false
+		d.Roles, d.ReachableOnly = Roles, false
 	case p.User.Role == RoleProvider:
 		d.Roles = []string{RolePatient, RoleProvider}
 	default:
@@ -161,7 +170,7 @@ func (d Directory) Includes(u User) bool {
 	if u.ID == d.Self {
 		return true
 	}
-	return (u.Active || !d.ActiveOnly) && slices.Contains(d.Roles, u.Role)
+	return (u.Reachable() || !d.ReachableOnly) && slices.Contains(d.Roles, u.Role)
 }
 
 // OfRole narrows the directory to one role ("" keeps every role): no one,
@@ -181,9 +190,10 @@ func (d Directory) OfRole(role string) Directory {
 	return out
 }
 
-// Actives are the values of the active flag the directory shows.
+// Actives are the values of the active flag the directory shows (beside
+// which ReachableOnly also hides those waiting for approval).
 func (d Directory) Actives() []bool {
-	if d.ActiveOnly {
+	if d.ReachableOnly {
 		return []bool{true}
 	}
 	return []bool{true, false}

@@ -131,8 +131,11 @@ func (s *MessageService) Send(ctx context.Context, p *domain.Principal, req Send
 	return m, nil
 }
 
-// writable finds the recipient of a new message: active, and in the
-// sender's directory or someone who has written to the sender.
+// writable finds the recipient of a new message: reachable (active, and
+// no provider waiting for approval), and in the sender's directory or
+// someone who has written to the sender. Whoever is not reachable gets the
+// answer of an unknown id, with no entry that names them: a provider
+// waiting for approval stays unknown to everyone but admins.
 func (s *MessageService) writable(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (domain.User, error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return domain.User{}, errCannotMessage
@@ -141,7 +144,7 @@ func (s *MessageService) writable(ctx context.Context, p *domain.Principal, id s
 	if err != nil {
 		return domain.User{}, notFound(err, errCannotMessage)
 	}
-	if !u.Active {
+	if !u.Reachable() {
 		return domain.User{}, errCannotMessage
 	}
 	if inDirectory(p, u) {
@@ -201,10 +204,10 @@ func (s *MessageService) sees(ctx context.Context, who *domain.Principal, im dom
 }
 
 // inDirectory reports whether u is listed in the caller's directory by
-// role and state (domain.DirectoryOf).
+// role and state (domain.DirectoryOf). The callers have already set the
+// caller themselves aside.
 func inDirectory(p *domain.Principal, u domain.User) bool {
-	dir := domain.DirectoryOf(p)
-	return slices.Contains(dir.Roles, u.Role) && (u.Active || !dir.ActiveOnly)
+	return domain.DirectoryOf(p).Includes(u)
 }
 
 // Conversation returns a page of the caller's messages with another person,
@@ -274,6 +277,9 @@ func (s *MessageService) readable(ctx context.Context, p *domain.Principal, id s
 	exchanged, err := s.store.HaveExchanged(ctx, p.User.ID, id)
 	if err != nil {
 		return err
+	}
+	if !exchanged && u.AwaitingApproval {
+		return errNoSuchChat // unknown to the caller: no entry names them (writable)
 	}
 	if !exchanged {
 		return refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableUsers, RecordID: id, Reason: "messages: person out of reach"}, errNoSuchChat)

@@ -176,7 +176,9 @@ func (s *SharingService) lifetime(ctx context.Context, requested *int) (int, err
 	return *requested, nil
 }
 
-// recipient checks that id names an active, confirmed user other than the caller.
+// recipient checks that id names a reachable (active, and no provider
+// waiting for approval), confirmed user other than the caller; anyone else
+// gets the answer of an unknown id.
 func (s *SharingService) recipient(ctx context.Context, p *domain.Principal, id string) (domain.User, error) {
 	if id == p.User.ID {
 		msg := "You cannot share an image with yourself."
@@ -186,7 +188,7 @@ func (s *SharingService) recipient(ctx context.Context, p *domain.Principal, id 
 	if err != nil && domain.ErrorKind(err) != domain.ENOTFOUND {
 		return domain.User{}, err
 	}
-	if err != nil || !u.Active || !u.Verified {
+	if err != nil || !u.Reachable() || !u.Verified {
 		msg := "Please choose an active user to share with."
 		return domain.User{}, domain.ValidationError(msg, domain.FieldError{Field: "createdfor", Message: msg})
 	}

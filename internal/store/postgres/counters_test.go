@@ -158,7 +158,7 @@ func TestDirectorySearchCountsUpToACap(t *testing.T) {
 	}
 	newUser(t, store, domain.RolePatient) // "F L", matches neither search
 	rare := newUser(t, store, domain.RolePatient)
-	dir := domain.Directory{Roles: []string{domain.RolePatient}, ActiveOnly: true}
+	dir := domain.Directory{Roles: []string{domain.RolePatient}, ReachableOnly: true}
 
 	users, page, err := store.ListUsers(ctx, dir, rare.Username[1:], domain.Page{Page: 1, Limit: 10})
 	if err != nil || len(users) != 1 || page.TotalItems != 1 || page.AtLeast || page.HasNext() {
@@ -209,7 +209,7 @@ func TestDirectorySearchCountsUpToACap(t *testing.T) {
 func TestDirectorySearchFollowsChanges(t *testing.T) {
 	ctx := context.Background()
 	_, store := auditStore(t)
-	patients := domain.Directory{Roles: []string{domain.RolePatient}, ActiveOnly: true}
+	patients := domain.Directory{Roles: []string{domain.RolePatient}, ReachableOnly: true}
 	found := func(dir domain.Directory, search string) []string {
 		t.Helper()
 		users, _, err := store.ListUsers(ctx, dir, search, domain.Page{Page: 1, Limit: 10})
@@ -267,11 +267,46 @@ func TestDirectorySearchFollowsChanges(t *testing.T) {
 	if _, err := store.SetRole(ctx, ann.ID, domain.RoleProvider); err != nil {
 		t.Fatal(err)
 	}
+	providers := domain.Directory{Roles: []string{domain.RoleProvider}, ReachableOnly: true}
 	want(patients, "nowak")
-	want(domain.Directory{Roles: []string{domain.RoleProvider}, ActiveOnly: true}, "nowak", ann.ID)
+	want(providers, "nowak", ann.ID)
+
+	// A provider waiting for approval is found only where unreachable
+	// people are (an admin's directory), and counted only there, until
+	// approved.
+	waiting, err := store.CreateUser(ctx, domain.User{Email: "wanda@clinic.test", Username: "wanda", Role: domain.RoleProvider,
+		AwaitingApproval: true, Profile: domain.Profile{Firstname: "Wanda", Lastname: "Nowakowska"}}, "hash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := func(dir domain.Directory, page int) int {
+		t.Helper()
+		_, p, err := store.ListUsers(ctx, dir, "", domain.Page{Page: page, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.TotalItems
+	}
+	everyProvider := domain.Directory{Roles: []string{domain.RoleProvider}}
+	want(providers, "nowak", ann.ID)
+	want(providers, "ak", ann.ID) // no trigram: the names walked
+	want(everyProvider, "nowak", ann.ID, waiting.ID)
+	want(everyProvider, "ak", ann.ID, waiting.ID)
+	if n, all, past := total(providers, 1), total(everyProvider, 1), total(providers, 9); n != 1 || all != 2 || past != 1 {
+		t.Errorf("providers counted: %d reachable, %d in all, %d past the last page; want 1, 2, 1", n, all, past)
+	}
+	if _, err := store.ApproveUser(ctx, waiting.ID); err != nil {
+		t.Fatal(err)
+	}
+	want(providers, "nowak", ann.ID, waiting.ID)
+	want(providers, "ak", ann.ID, waiting.ID)
+	if n := total(providers, 1); n != 2 {
+		t.Errorf("providers counted once approved: %d, want 2", n)
+	}
+
 	if err := store.EraseUser(ctx, ann.ID); err != nil {
 		t.Fatal(err)
 	}
-	want(domain.Directory{Roles: domain.Roles}, "nowak")
+	want(domain.Directory{Roles: domain.Roles}, "nowak", waiting.ID)
 	want(domain.Directory{Roles: domain.Roles}, "deleted")
 }

@@ -178,7 +178,8 @@ func (s *Store) ListUsers(ctx context.Context, dir domain.Directory, search stri
 func (s *Store) directory(ctx context.Context, dir domain.Directory, page domain.Page) ([]domain.User, int, error) {
 	self := optionalID(dir.Self)
 	rows, err := s.q(ctx).ListDirectory(ctx, db.ListDirectoryParams{
-		Roles: dir.Roles, Actives: dir.Actives(), SelfID: self, PageLimit: int32(page.Limit), PageOffset: int32(page.Offset()),
+		Roles: dir.Roles, Actives: dir.Actives(), ReachableOnly: dir.ReachableOnly, SelfID: self,
+		PageLimit: int32(page.Limit), PageOffset: int32(page.Offset()),
 	})
 	if err != nil {
 		return nil, 0, err
@@ -188,7 +189,7 @@ func (s *Store) directory(ctx context.Context, dir domain.Directory, page domain
 		users[i], total = toUser(r.User), r.Total
 	}
 	if len(rows) == 0 { // past the last page: no row carries the total
-		total, err = s.q(ctx).CountDirectory(ctx, db.CountDirectoryParams{Roles: dir.Roles, Actives: dir.Actives(), SelfID: self})
+		total, err = s.q(ctx).CountDirectory(ctx, db.CountDirectoryParams{Roles: dir.Roles, Actives: dir.Actives(), ReachableOnly: dir.ReachableOnly, SelfID: self})
 	}
 	return users, int(total), err
 }
@@ -221,7 +222,7 @@ func (s *Store) searchDirectory(ctx context.Context, dir domain.Directory, searc
 func (s *Store) searchPage(ctx context.Context, dir domain.Directory, search string, probe, limit, offset int) ([]domain.User, int, error) {
 	// Both queries give the same row, converted to one type here.
 	params := db.SearchDirectoryByNameParams{
-		Needle: search, Roles: dir.Roles, Actives: dir.Actives(), SelfID: optionalID(dir.Self),
+		Needle: search, Roles: dir.Roles, Actives: dir.Actives(), ReachableOnly: dir.ReachableOnly, SelfID: optionalID(dir.Self),
 		ProbeLimit: int32(probe), PageLimit: int32(limit), PageOffset: int32(offset),
 	}
 	var rows []db.SearchDirectoryByNameRow
@@ -233,7 +234,7 @@ func (s *Store) searchPage(ctx context.Context, dir domain.Directory, search str
 		}
 		var found []db.SearchDirectoryRow
 		found, err = s.q(ctx).SearchDirectory(ctx, db.SearchDirectoryParams{
-			Gram: gram, Needle: params.Needle, Roles: params.Roles, Actives: params.Actives, SelfID: params.SelfID,
+			Gram: gram, Needle: params.Needle, Roles: params.Roles, Actives: params.Actives, ReachableOnly: params.ReachableOnly, SelfID: params.SelfID,
 			ProbeLimit: params.ProbeLimit, PageLimit: params.PageLimit, PageOffset: params.PageOffset,
 		})
 		for _, r := range found {

@@ -26,19 +26,29 @@ func (q *Queries) CountActiveAdmins(ctx context.Context) (int64, error) {
 const countDirectory = `-- name: CountDirectory :one
 SELECT ((SELECT coalesce(sum(c.users), 0) FROM user_counts c
          WHERE c.role = ANY ($1::text[]) AND c.active = ANY ($2::boolean[]))
+        - (SELECT count(*) FROM users h
+           WHERE NOT h.approved AND h.deleted_at IS NULL AND $3::boolean
+             AND h.role = ANY ($1::text[]) AND h.active = ANY ($2::boolean[]))
         + (SELECT count(*) FROM users s
-           WHERE s.id = $3::uuid AND s.deleted_at IS NULL
-             AND NOT (s.role = ANY ($1::text[]) AND s.active = ANY ($2::boolean[]))))::bigint AS users
+           WHERE s.id = $4::uuid AND s.deleted_at IS NULL
+             AND NOT (s.role = ANY ($1::text[]) AND s.active = ANY ($2::boolean[])
+                      AND (s.approved OR NOT $3::boolean))))::bigint AS users
 `
 
 type CountDirectoryParams struct {
-	Roles   []string
-	Actives []bool
-	SelfID  pgtype.UUID
+	Roles         []string
+	Actives       []bool
+	ReachableOnly bool
+	SelfID        pgtype.UUID
 }
 
 func (q *Queries) CountDirectory(ctx context.Context, arg CountDirectoryParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countDirectory, arg.Roles, arg.Actives, arg.SelfID)
+	row := q.db.QueryRow(ctx, countDirectory,
+		arg.Roles,
+		arg.Actives,
+		arg.ReachableOnly,
+		arg.SelfID,
+	)
 	var users int64
 	err := row.Scan(&users)
 	return users, err
@@ -191,22 +201,28 @@ const listDirectory = `-- name: ListDirectory :many
 SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text, u.approved,
        ((SELECT coalesce(sum(c.users), 0) FROM user_counts c
          WHERE c.role = ANY ($1::text[]) AND c.active = ANY ($2::boolean[]))
+        - (SELECT count(*) FROM users h
+           WHERE NOT h.approved AND h.deleted_at IS NULL AND $3::boolean
+             AND h.role = ANY ($1::text[]) AND h.active = ANY ($2::boolean[]))
         + (SELECT count(*) FROM users s
-           WHERE s.id = $3::uuid AND s.deleted_at IS NULL
-             AND NOT (s.role = ANY ($1::text[]) AND s.active = ANY ($2::boolean[]))))::bigint AS total
+           WHERE s.id = $4::uuid AND s.deleted_at IS NULL
+             AND NOT (s.role = ANY ($1::text[]) AND s.active = ANY ($2::boolean[])
+                      AND (s.approved OR NOT $3::boolean))))::bigint AS total
 FROM users u
 WHERE u.deleted_at IS NULL
-  AND ((u.role = ANY ($1::text[]) AND u.active = ANY ($2::boolean[])) OR u.id = $3::uuid)
+  AND ((u.role = ANY ($1::text[]) AND u.active = ANY ($2::boolean[]) AND (u.approved OR NOT $3::boolean))
+       OR u.id = $4::uuid)
 ORDER BY u.lastname, u.firstname, u.id
-LIMIT $5 OFFSET $4
+LIMIT $6 OFFSET $5
 `
 
 type ListDirectoryParams struct {
-	Roles      []string
-	Actives    []bool
-	SelfID     pgtype.UUID
-	PageOffset int32
-	PageLimit  int32
+	Roles         []string
+	Actives       []bool
+	ReachableOnly bool
+	SelfID        pgtype.UUID
+	PageOffset    int32
+	PageLimit     int32
 }
 
 type ListDirectoryRow struct {
@@ -215,15 +231,18 @@ type ListDirectoryRow struct {
 }
 
 // The directory (domain.Directory): the users of @roles whose active flag
-// is one of @actives, and the caller (@self_id, null when a filter leaves
+// is one of @actives, without the providers waiting for approval when
+// @reachable_only, and the caller (@self_id, null when a filter leaves
 // them out), in name order. Without a search the page comes through
-// users_name_idx or users_role_name_idx and the total from user_counts
-// (plus the caller when the roles leave them out). The caller's OR is a
-// filter on the rows the index brings, not a choice between access paths.
+// users_name_idx or users_role_name_idx and the total from user_counts,
+// less those waiting (users_awaiting_idx: a few rows), plus the caller
+// when the roles leave them out. The caller's OR is a filter on the rows
+// the index brings, not a choice between access paths.
 func (q *Queries) ListDirectory(ctx context.Context, arg ListDirectoryParams) ([]ListDirectoryRow, error) {
 	rows, err := q.db.Query(ctx, listDirectory,
 		arg.Roles,
 		arg.Actives,
+		arg.ReachableOnly,
 		arg.SelfID,
 		arg.PageOffset,
 		arg.PageLimit,
@@ -292,32 +311,37 @@ const searchDirectory = `-- name: SearchDirectory :many
 WITH page AS (
     SELECT e.user_id FROM user_grams e
     WHERE e.gram = $1::text
-      AND ((e.role = ANY ($2::text[]) AND e.active = ANY ($3::boolean[])) OR e.user_id = $4::uuid)
-      AND strpos(e.search_text, (SELECT lower($5::text))) > 0
+      AND ((e.role = ANY ($2::text[]) AND e.active = ANY ($3::boolean[])
+            AND NOT ($4::boolean AND e.user_id IN (SELECT h.id FROM users h WHERE NOT h.approved AND h.deleted_at IS NULL)))
+           OR e.user_id = $5::uuid)
+      AND strpos(e.search_text, (SELECT lower($6::text))) > 0
     ORDER BY e.lastname, e.firstname, e.user_id
-    LIMIT $8 OFFSET $7
+    LIMIT $9 OFFSET $8
 )
 SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text, u.approved,
        (SELECT count(*) FROM (
            SELECT 1 FROM user_grams c
            WHERE c.gram = $1::text
-             AND ((c.role = ANY ($2::text[]) AND c.active = ANY ($3::boolean[])) OR c.user_id = $4::uuid)
-             AND strpos(c.search_text, (SELECT lower($5::text))) > 0
-           LIMIT $6) n)::bigint AS total
+             AND ((c.role = ANY ($2::text[]) AND c.active = ANY ($3::boolean[])
+                   AND NOT ($4::boolean AND c.user_id IN (SELECT h.id FROM users h WHERE NOT h.approved AND h.deleted_at IS NULL)))
+                  OR c.user_id = $5::uuid)
+             AND strpos(c.search_text, (SELECT lower($6::text))) > 0
+           LIMIT $7) n)::bigint AS total
 FROM users u
 WHERE u.id = ANY (ARRAY(SELECT user_id FROM page)) -- by key, whatever a generic plan guesses of the page's size
 ORDER BY u.lastname, u.firstname, u.id
 `
 
 type SearchDirectoryParams struct {
-	Gram       string
-	Roles      []string
-	Actives    []bool
-	SelfID     pgtype.UUID
-	Needle     string
-	ProbeLimit int32
-	PageOffset int32
-	PageLimit  int32
+	Gram          string
+	Roles         []string
+	Actives       []bool
+	ReachableOnly bool
+	SelfID        pgtype.UUID
+	Needle        string
+	ProbeLimit    int32
+	PageOffset    int32
+	PageLimit     int32
 }
 
 type SearchDirectoryRow struct {
@@ -331,12 +355,15 @@ type SearchDirectoryRow struct {
 // holds the whole @needle, in name order: once for the page, and once more
 // to count the matches up to @probe_limit (searchCap and one more, or the
 // page's end and one more). Both walks read the index alone and stop at
-// their limit; the page's rows are then read by key.
+// their limit; the page's rows are then read by key. With @reachable_only
+// they pass over the providers waiting for approval, whose ids are read
+// once from users_awaiting_idx and hashed, so the walks stay index-only.
 func (q *Queries) SearchDirectory(ctx context.Context, arg SearchDirectoryParams) ([]SearchDirectoryRow, error) {
 	rows, err := q.db.Query(ctx, searchDirectory,
 		arg.Gram,
 		arg.Roles,
 		arg.Actives,
+		arg.ReachableOnly,
 		arg.SelfID,
 		arg.Needle,
 		arg.ProbeLimit,
@@ -397,29 +424,34 @@ const searchDirectoryByName = `-- name: SearchDirectoryByName :many
 WITH page AS (
     SELECT w.id FROM users w
     WHERE w.deleted_at IS NULL AND strpos(w.search_text, (SELECT lower($1::text))) > 0
-      AND ((w.role = ANY ($2::text[]) AND w.active = ANY ($3::boolean[])) OR w.id = $4::uuid)
+      AND ((w.role = ANY ($2::text[]) AND w.active = ANY ($3::boolean[])
+            AND NOT ($4::boolean AND w.id IN (SELECT h.id FROM users h WHERE NOT h.approved AND h.deleted_at IS NULL)))
+           OR w.id = $5::uuid)
     ORDER BY w.lastname, w.firstname, w.id
-    LIMIT $7 OFFSET $6
+    LIMIT $8 OFFSET $7
 )
 SELECT u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text, u.approved,
        (SELECT count(*) FROM (
            SELECT 1 FROM users c
            WHERE c.deleted_at IS NULL AND strpos(c.search_text, (SELECT lower($1::text))) > 0
-             AND ((c.role = ANY ($2::text[]) AND c.active = ANY ($3::boolean[])) OR c.id = $4::uuid)
-           LIMIT $5) n)::bigint AS total
+             AND ((c.role = ANY ($2::text[]) AND c.active = ANY ($3::boolean[])
+                   AND NOT ($4::boolean AND c.id IN (SELECT h.id FROM users h WHERE NOT h.approved AND h.deleted_at IS NULL)))
+                  OR c.id = $5::uuid)
+           LIMIT $6) n)::bigint AS total
 FROM users u
 WHERE u.id = ANY (ARRAY(SELECT id FROM page))
 ORDER BY u.lastname, u.firstname, u.id
 `
 
 type SearchDirectoryByNameParams struct {
-	Needle     string
-	Roles      []string
-	Actives    []bool
-	SelfID     pgtype.UUID
-	ProbeLimit int32
-	PageOffset int32
-	PageLimit  int32
+	Needle        string
+	Roles         []string
+	Actives       []bool
+	ReachableOnly bool
+	SelfID        pgtype.UUID
+	ProbeLimit    int32
+	PageOffset    int32
+	PageLimit     int32
 }
 
 type SearchDirectoryByNameRow struct {
@@ -436,6 +468,7 @@ func (q *Queries) SearchDirectoryByName(ctx context.Context, arg SearchDirectory
 		arg.Needle,
 		arg.Roles,
 		arg.Actives,
+		arg.ReachableOnly,
 		arg.SelfID,
 		arg.ProbeLimit,
 		arg.PageOffset,

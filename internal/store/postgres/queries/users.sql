@@ -59,22 +59,29 @@ SELECT count(*) FROM users WHERE role = 'admin' AND active AND deleted_at IS NUL
 SELECT pg_advisory_xact_lock(727003);
 
 -- The directory (domain.Directory): the users of @roles whose active flag
--- is one of @actives, and the caller (@self_id, null when a filter leaves
+-- is one of @actives, without the providers waiting for approval when
+-- @reachable_only, and the caller (@self_id, null when a filter leaves
 -- them out), in name order. Without a search the page comes through
--- users_name_idx or users_role_name_idx and the total from user_counts
--- (plus the caller when the roles leave them out). The caller's OR is a
--- filter on the rows the index brings, not a choice between access paths.
+-- users_name_idx or users_role_name_idx and the total from user_counts,
+-- less those waiting (users_awaiting_idx: a few rows), plus the caller
+-- when the roles leave them out. The caller's OR is a filter on the rows
+-- the index brings, not a choice between access paths.
 
 -- name: ListDirectory :many
 SELECT sqlc.embed(u),
        ((SELECT coalesce(sum(c.users), 0) FROM user_counts c
          WHERE c.role = ANY (@roles::text[]) AND c.active = ANY (@actives::boolean[]))
+        - (SELECT count(*) FROM users h
+           WHERE NOT h.approved AND h.deleted_at IS NULL AND @reachable_only::boolean
+             AND h.role = ANY (@roles::text[]) AND h.active = ANY (@actives::boolean[]))
         + (SELECT count(*) FROM users s
            WHERE s.id = sqlc.narg('self_id')::uuid AND s.deleted_at IS NULL
-             AND NOT (s.role = ANY (@roles::text[]) AND s.active = ANY (@actives::boolean[]))))::bigint AS total
+             AND NOT (s.role = ANY (@roles::text[]) AND s.active = ANY (@actives::boolean[])
+                      AND (s.approved OR NOT @reachable_only::boolean))))::bigint AS total
 FROM users u
 WHERE u.deleted_at IS NULL
-  AND ((u.role = ANY (@roles::text[]) AND u.active = ANY (@actives::boolean[])) OR u.id = sqlc.narg('self_id')::uuid)
+  AND ((u.role = ANY (@roles::text[]) AND u.active = ANY (@actives::boolean[]) AND (u.approved OR NOT @reachable_only::boolean))
+       OR u.id = sqlc.narg('self_id')::uuid)
 ORDER BY u.lastname, u.firstname, u.id
 LIMIT @page_limit OFFSET @page_offset;
 
@@ -84,13 +91,17 @@ LIMIT @page_limit OFFSET @page_offset;
 -- holds the whole @needle, in name order: once for the page, and once more
 -- to count the matches up to @probe_limit (searchCap and one more, or the
 -- page's end and one more). Both walks read the index alone and stop at
--- their limit; the page's rows are then read by key.
+-- their limit; the page's rows are then read by key. With @reachable_only
+-- they pass over the providers waiting for approval, whose ids are read
+-- once from users_awaiting_idx and hashed, so the walks stay index-only.
 
 -- name: SearchDirectory :many
 WITH page AS (
     SELECT e.user_id FROM user_grams e
     WHERE e.gram = @gram::text
-      AND ((e.role = ANY (@roles::text[]) AND e.active = ANY (@actives::boolean[])) OR e.user_id = sqlc.narg('self_id')::uuid)
+      AND ((e.role = ANY (@roles::text[]) AND e.active = ANY (@actives::boolean[])
+            AND NOT (@reachable_only::boolean AND e.user_id IN (SELECT h.id FROM users h WHERE NOT h.approved AND h.deleted_at IS NULL)))
+           OR e.user_id = sqlc.narg('self_id')::uuid)
       AND strpos(e.search_text, (SELECT lower(@needle::text))) > 0
     ORDER BY e.lastname, e.firstname, e.user_id
     LIMIT @page_limit OFFSET @page_offset
@@ -99,7 +110,9 @@ SELECT sqlc.embed(u),
        (SELECT count(*) FROM (
            SELECT 1 FROM user_grams c
            WHERE c.gram = @gram::text
-             AND ((c.role = ANY (@roles::text[]) AND c.active = ANY (@actives::boolean[])) OR c.user_id = sqlc.narg('self_id')::uuid)
+             AND ((c.role = ANY (@roles::text[]) AND c.active = ANY (@actives::boolean[])
+                   AND NOT (@reachable_only::boolean AND c.user_id IN (SELECT h.id FROM users h WHERE NOT h.approved AND h.deleted_at IS NULL)))
+                  OR c.user_id = sqlc.narg('self_id')::uuid)
              AND strpos(c.search_text, (SELECT lower(@needle::text))) > 0
            LIMIT @probe_limit) n)::bigint AS total
 FROM users u
@@ -119,7 +132,9 @@ SELECT gram, users FROM user_gram_counts WHERE gram ~ '^[a-z0-9]{3}$' AND users 
 WITH page AS (
     SELECT w.id FROM users w
     WHERE w.deleted_at IS NULL AND strpos(w.search_text, (SELECT lower(@needle::text))) > 0
-      AND ((w.role = ANY (@roles::text[]) AND w.active = ANY (@actives::boolean[])) OR w.id = sqlc.narg('self_id')::uuid)
+      AND ((w.role = ANY (@roles::text[]) AND w.active = ANY (@actives::boolean[])
+            AND NOT (@reachable_only::boolean AND w.id IN (SELECT h.id FROM users h WHERE NOT h.approved AND h.deleted_at IS NULL)))
+           OR w.id = sqlc.narg('self_id')::uuid)
     ORDER BY w.lastname, w.firstname, w.id
     LIMIT @page_limit OFFSET @page_offset
 )
@@ -127,7 +142,9 @@ SELECT sqlc.embed(u),
        (SELECT count(*) FROM (
            SELECT 1 FROM users c
            WHERE c.deleted_at IS NULL AND strpos(c.search_text, (SELECT lower(@needle::text))) > 0
-             AND ((c.role = ANY (@roles::text[]) AND c.active = ANY (@actives::boolean[])) OR c.id = sqlc.narg('self_id')::uuid)
+             AND ((c.role = ANY (@roles::text[]) AND c.active = ANY (@actives::boolean[])
+                   AND NOT (@reachable_only::boolean AND c.id IN (SELECT h.id FROM users h WHERE NOT h.approved AND h.deleted_at IS NULL)))
+                  OR c.id = sqlc.narg('self_id')::uuid)
            LIMIT @probe_limit) n)::bigint AS total
 FROM users u
 WHERE u.id = ANY (ARRAY(SELECT id FROM page))
@@ -136,9 +153,13 @@ ORDER BY u.lastname, u.firstname, u.id;
 -- name: CountDirectory :one
 SELECT ((SELECT coalesce(sum(c.users), 0) FROM user_counts c
          WHERE c.role = ANY (@roles::text[]) AND c.active = ANY (@actives::boolean[]))
+        - (SELECT count(*) FROM users h
+           WHERE NOT h.approved AND h.deleted_at IS NULL AND @reachable_only::boolean
+             AND h.role = ANY (@roles::text[]) AND h.active = ANY (@actives::boolean[]))
         + (SELECT count(*) FROM users s
            WHERE s.id = sqlc.narg('self_id')::uuid AND s.deleted_at IS NULL
-             AND NOT (s.role = ANY (@roles::text[]) AND s.active = ANY (@actives::boolean[]))))::bigint AS users;
+             AND NOT (s.role = ANY (@roles::text[]) AND s.active = ANY (@actives::boolean[])
+                      AND (s.approved OR NOT @reachable_only::boolean))))::bigint AS users;
 
 
 -- name: CountUsers :one
