@@ -89,7 +89,7 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 		return err
 	}
 	defer prog.Close()
-	report, err := prog.Stack.Services.AuditChain.Verify(ctx)
+	report, err := prog.Services.AuditChain.Verify(ctx)
 	if err != nil {
 		return err
 	}

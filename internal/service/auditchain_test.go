@@ -12,14 +12,22 @@ import (
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/secure"
 	"github.com/medishare/medishare/internal/service"
-	"github.com/medishare/medishare/internal/store/postgres"
 	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
 )
 
+// chainStore is the store as the chain's tests use it.
+type chainStore interface {
+	service.AuditChainStore
+	service.AuditKeyStore
+	service.KeyStore
+	service.AuditWriter
+	UseAuditChain(chain domain.AuditHasher)
+}
+
 type chainFixture struct {
-	db    *postgres.DB
-	store *postgres.Store
+	pool  testutil.Execer
+	store chainStore
 	blobs *blob.FS
 	chain *service.AuditChainService
 	now   time.Time
@@ -43,7 +51,7 @@ func newChainFixture(t *testing.T, n int) *chainFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &chainFixture{db: db, store: store, blobs: blobs, now: time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)}
+	f := &chainFixture{pool: db.Pool, store: store, blobs: blobs, now: time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)}
 	f.chain = service.NewAuditChainService(store, blobs, key, slog.New(slog.NewTextHandler(io.Discard, nil)), func() time.Time { return f.now })
 	f.append(t, n)
 	return f
@@ -105,7 +113,7 @@ func TestAuditChainFindsRewrittenEntries(t *testing.T) {
 			if c.checkpoint {
 				f.checkpoint(t)
 			}
-			testutil.ForgeAuditLog(t, f.db.Pool, 12, c.chain, "UPDATE audit_log SET reason = 'nothing happened' WHERE id = 12")
+			testutil.ForgeAuditLog(t, f.pool, 12, c.chain, "UPDATE audit_log SET reason = 'nothing happened' WHERE id = 12")
 			r := f.verify(t)
 			if r.OK || r.FirstBrokenID != 12 {
 				t.Fatalf("%+v", r)
@@ -119,7 +127,7 @@ func TestAuditChainFindsRewrittenEntries(t *testing.T) {
 func TestAuditChainFindsRemovedNewestEntries(t *testing.T) {
 	f := newChainFixture(t, 30)
 	f.checkpoint(t)
-	testutil.ForgeAuditLog(t, f.db.Pool, 31, domain.ChainKeyed, "DELETE FROM audit_log WHERE id > 27")
+	testutil.ForgeAuditLog(t, f.pool, 31, domain.ChainKeyed, "DELETE FROM audit_log WHERE id > 27")
 	r := f.verify(t)
 	if r.OK || r.FirstBrokenID != 30 || !strings.Contains(r.Problem, "the newest entries were removed") {
 		t.Fatalf("truncated: %+v", r)
@@ -136,7 +144,7 @@ func TestAuditChainFindsRemovedNewestEntries(t *testing.T) {
 // where the first checkpoint says the unkeyed chain ends.
 func TestAuditChainKeepsTheUnkeyedEntriesBefore(t *testing.T) {
 	f := newChainFixture(t, 0)
-	testutil.ForgeAuditLog(t, f.db.Pool, 1, domain.ChainLegacy,
+	testutil.ForgeAuditLog(t, f.pool, 1, domain.ChainLegacy,
 		`INSERT INTO audit_log (id, created_at, action, status, reason, chain, prev_hash, hash)
 SELECT nextval('audit_log_id_seq'), now(), 'login', 'success', 'before the chain was keyed ' || g, 1, '\x', '\x' FROM generate_series(1, 10) g`)
 	f.append(t, 10)
@@ -146,7 +154,7 @@ SELECT nextval('audit_log_id_seq'), now(), 'login', 'success', 'before the chain
 	f.checkpoint(t)
 
 	// The keyed entries rewritten as unkeyed ones, the checkpoint's with them.
-	testutil.ForgeAuditLog(t, f.db.Pool, 11, domain.ChainLegacy, "UPDATE audit_log SET reason = 'x' WHERE id = 15")
+	testutil.ForgeAuditLog(t, f.pool, 11, domain.ChainLegacy, "UPDATE audit_log SET reason = 'x' WHERE id = 15")
 	if r := f.verify(t); r.OK || r.FirstBrokenID != 11 {
 		t.Fatalf("keyed entries passed off as unkeyed: %+v", r)
 	}
@@ -177,7 +185,7 @@ func TestAuditChainLatestCheck(t *testing.T) {
 		t.Fatalf("before any check: %+v %v", r, err)
 	}
 	f.verify(t)
-	testutil.ForgeAuditLog(t, f.db.Pool, 3, domain.ChainLegacy, "UPDATE audit_log SET ip = '10.6.6.6' WHERE id = 3")
+	testutil.ForgeAuditLog(t, f.pool, 3, domain.ChainLegacy, "UPDATE audit_log SET ip = '10.6.6.6' WHERE id = 3")
 	f.now = f.now.Add(10 * time.Minute)
 	if r, err := f.chain.VerifyIfDue(t.Context(), time.Hour); err != nil || !r.OK || r.Checked != 10 {
 		t.Fatalf("not due yet, the latest check stands: %+v %v", r, err)

@@ -1,5 +1,6 @@
 import { api as httpClient } from '@/lib/api-client';
 import { baseApi } from '@/lib/api';
+import type { AuditChainCheck } from '@/lib/health-api';
 import type { ApiResponse, PagedResponse } from '@/types/api';
 
 /** An entry of GET /api/audit/logs (api.md "Audit log"). */
