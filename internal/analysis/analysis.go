@@ -20,7 +20,8 @@ type Facts struct {
 	StudyDescription string
 	Rows, Columns    int
 	Frames           int
-	// BurnedInAnnotation: the DICOM header says the pixels carry text.
+	// BurnedInAnnotation: the DICOM header says the pixels carry text
+	// (as BurnedInAnnotation reads the element).
 	BurnedInAnnotation bool
 	// DICOM technical facts; nil or zero when the header lacks them.
 	BitsStored                                         int
@@ -39,6 +40,10 @@ type Facts struct {
 type Input struct {
 	Pixels image.Image
 	Facts  Facts
+	// SendUnscreened: an admin lets images leave the server that the
+	// screen cannot vouch for (photographs, modalities off its list); the
+	// analysisSendUnscreened setting.
+	SendUnscreened bool
 }
 
 // Condition is one entry of a differential diagnosis, with a confidence

@@ -7,14 +7,15 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
+	"io"
+	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -35,11 +36,13 @@ type OpenAIConfig struct {
 
 // OpenAI asks a vision model for an analysis of the de-identified image.
 // Only pixels re-rendered from the image leave the server (never the file,
-// never DICOM headers), at most 1024 px a side, with the modality, the
-// body part and the built-in measurements; never a caption, file name,
-// name, id or date. Images likely to carry identifying text in their
-// pixels are not sent: the built-in analysis is returned instead, with a
-// warning saying why.
+// never DICOM headers), at most 1024 px a side, with the modality and the
+// body part as codes of closed lists and the built-in measurements; never
+// a caption, file name, name, id, date or any other free text. Only images
+// the screen vouches for are sent (screen.go: DICOM of a modality whose
+// pixels carry no text, without burned-in annotation); for the others the
+// built-in analysis is returned, with a warning saying why, unless an
+// admin lets unscreened images through.
 type OpenAI struct {
 	client  openai.Client
 	model   string
@@ -50,22 +53,14 @@ type OpenAI struct {
 // The prompt and the schema the answers are held to; each result records
 // their versions.
 const (
-	PromptVersion = "medishare-prompt-1"
+	PromptVersion = "medishare-prompt-2"
 	SchemaVersion = "medishare-analysis-schema-1"
 	// DeIdentification says what was done to the image before it left.
 	DeIdentification = "pixels re-rendered to PNG without metadata, at most 1024 px, no DICOM header, no text fields"
 )
 
-// Bounds on what an external model may answer: longer is cut, more is dropped.
-const (
-	maxDescription = 2000
-	maxEntry       = 300
-	maxEntries     = 10
-	maxSendSide    = 1024
-)
-
 // NewOpenAI makes the provider. Errors: EINVALID for a base URL that is not
-// http(s) or a missing model.
+// http(s), or a model name missing, too long or with unprintable characters.
 func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	u, err := url.Parse(cfg.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -73,6 +68,9 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	if cfg.Model == "" {
 		return nil, domain.Errorf(domain.EINVALID, "MEDISHARE_AI_MODEL is required with MEDISHARE_AI_BASE_URL")
+	}
+	if modelName(cfg.Model) != cfg.Model {
+		return nil, domain.Errorf(domain.EINVALID, "MEDISHARE_AI_MODEL must be at most %d printable characters", maxModelName)
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = time.Minute
@@ -82,6 +80,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		option.WithAPIKey(cfg.APIKey),
 		option.WithMaxRetries(1),
 		option.WithRequestTimeout(cfg.Timeout),
+		option.WithMiddleware(capAnswer),
 	)
 	return &OpenAI{client: client, model: cfg.Model, host: u.Host, timeout: cfg.Timeout}, nil
 }
@@ -92,38 +91,38 @@ func (o *OpenAI) Name() string { return "openai" }
 // SendsTo is the model server's host, where images go: the settings screen names it.
 func (o *OpenAI) SendsTo() string { return o.host }
 
-// burnedInModalities are the DICOM modalities whose pixels often carry
-// identifying text (ultrasound, secondary capture, other).
-var burnedInModalities = []string{"US", "SC", "OT"}
-
-// Discloses says whether analysing an image with these facts sends it out,
-// and to where: the service records each send as a disclosure.
-func (o *OpenAI) Discloses(f Facts) (to string, sent bool) {
-	return o.host, withheldBecause(f) == ""
+// Disclosure says whether analysing an image sends its pixels out of the
+// server, to where, and, for one that goes although the screen could not
+// vouch for its pixels (an admin allows it), why it could not.
+type Disclosure struct {
+	To         string
+	Sent       bool
+	Unscreened string
 }
 
-// withheldBecause is why an image must not leave the server, or "".
-func withheldBecause(f Facts) string {
-	if f.BurnedInAnnotation {
-		return "its DICOM header says it carries burned-in annotation"
+// Discloses says whether analysing in sends it out, and where: the service
+// records each send as a disclosure.
+func (o *OpenAI) Discloses(in Input) Disclosure {
+	if withheldBecause(in.Facts, in.SendUnscreened) != "" {
+		return Disclosure{To: o.host}
 	}
-	if slices.Contains(burnedInModalities, f.Modality) {
-		return "images of modality " + f.Modality + " often carry identifying text in their pixels"
-	}
-	return ""
+	_, unvouched := screen(in.Facts)
+	return Disclosure{To: o.host, Sent: true, Unscreened: unvouched}
 }
 
 // Analyze asks the model. Errors: EUNAVAILABLE when the server fails, is too
-// slow or answers something that is not the schema.
+// slow, answers more than 1 MiB or something that is not the schema
+// (FailureReason says which in plain words).
 func (o *OpenAI) Analyze(ctx context.Context, in Input) (Result, error) {
 	local, err := Builtin{}.Analyze(ctx, in)
 	if err != nil {
 		return Result{}, err
 	}
-	if why := withheldBecause(in.Facts); why != "" {
+	if why := withheldBecause(in.Facts, in.SendUnscreened); why != "" {
 		local.Warnings = append(local.Warnings, "Not sent to the external model: "+why+".")
 		return local, nil
 	}
+	_, unvouched := screen(in.Facts)
 	picture, err := encodeForSending(in.Pixels)
 	if err != nil {
 		return Result{}, err
@@ -154,25 +153,82 @@ func (o *OpenAI) Analyze(ctx context.Context, in Input) (Result, error) {
 		return Result{}, unavailable("the model server failed", err)
 	}
 	if len(completion.Choices) == 0 {
-		return Result{}, unavailable("no answer", nil)
+		return Result{}, unavailable("no answer", errUnreadable)
 	}
 	got, err := parseAnswer(completion.Choices[0].Message.Content)
 	if err != nil {
-		return Result{}, unavailable("an answer that is not the schema", err)
+		return Result{}, unavailable("an answer that is not the schema", fmt.Errorf("%w: %w", errUnreadable, err))
 	}
 	got.Measurements = local.Measurements
-	got.Provider, got.Model = o.Name(), completion.Model
+	got.Provider, got.Model = o.Name(), modelName(completion.Model)
 	if got.Model == "" {
 		got.Model = o.model
 	}
 	got.Warnings = append([]string{"Written by an AI model: it can be wrong and is not a diagnosis."}, got.Warnings...)
+	if unvouched != "" {
+		got.Warnings = append(got.Warnings, "Sent to the external model unscreened, as an administrator allows: "+unvouched+".")
+	}
 	got.Provenance = &Provenance{PromptVersion: PromptVersion, SchemaVersion: SchemaVersion,
 		ImageSHA256: hex.EncodeToString(sum[:]), DeIdentification: DeIdentification, SentTo: o.host}
-	return got, nil
+	return got.Bounded(), nil
 }
 
 func unavailable(what string, err error) error {
 	return domain.Wrap(domain.EUNAVAILABLE, fmt.Errorf("analysis: %s: %w", what, err), "The analysis service is not available right now. Please try again later.")
+}
+
+var (
+	// ErrAnswerTooLong: the model server answered more than maxAnswerBytes.
+	ErrAnswerTooLong = errors.New("analysis: the answer is longer than 1 MiB")
+	// errUnreadable: an answer without a choice, or outside the schema.
+	errUnreadable = errors.New("analysis: unreadable answer")
+)
+
+// FailureReason is why an analysis failed, in words for the audit entry
+// that the image's patient reads; the error itself, which can name
+// addresses, status codes and the library's internals, is for the
+// operator's log.
+func FailureReason(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "The analysis service did not answer in time."
+	case errors.Is(err, ErrAnswerTooLong):
+		return "The analysis service sent an answer that is too long."
+	case errors.Is(err, errUnreadable):
+		return "The analysis service sent an answer that could not be read."
+	}
+	return "The analysis service failed."
+}
+
+// capAnswer reads the model server's answers, errors included, through a
+// limit: the client reads a whole body into memory before it decodes it.
+func capAnswer(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if res != nil && res.Body != nil {
+		res.Body = &cappedBody{ReadCloser: res.Body, left: maxAnswerBytes}
+	}
+	return res, err
+}
+
+// cappedBody passes on at most left bytes, then fails with
+// ErrAnswerTooLong if the body goes on.
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		var one [1]byte
+		n, err := b.ReadCloser.Read(one[:])
+		if n > 0 {
+			return 0, ErrAnswerTooLong
+		}
+		return 0, err
+	}
+	n, err := b.ReadCloser.Read(p[:min(int64(len(p)), b.left)])
+	b.left -= int64(n)
+	return n, err
 }
 
 // encodeForSending re-renders the pixels as a fresh PNG (no metadata of
@@ -195,14 +251,15 @@ func encodeForSending(src image.Image) ([]byte, error) {
 const systemPrompt = `You are assisting a clinician who reviews a medical image. You receive the image (de-identified pixels only), its modality and body part when known, and measurements of its technical quality made by software. Describe what is visible, list possible findings as a differential diagnosis with a confidence from 0 to 1 for each, suggest treatment and follow-up only where the image supports them, and give warnings about image quality or uncertainty. You do not know the patient. Say so when the image does not allow a conclusion. Answer only with JSON that matches the schema.`
 
 // promptContext is the text that goes with the image: modality, body part and
-// the measurements, and nothing a person typed.
+// the measurements, and nothing a person typed: the header's words only
+// as codes of closed lists (screen.go).
 func promptContext(f Facts, m []Measurement) string {
 	var b strings.Builder
-	if f.Modality != "" {
-		fmt.Fprintf(&b, "Modality: %s\n", f.Modality)
+	if modality := promptModality(f.Modality); modality != "" {
+		fmt.Fprintf(&b, "Modality: %s\n", modality)
 	}
-	if f.BodyPart != "" {
-		fmt.Fprintf(&b, "Body part: %s\n", f.BodyPart)
+	if part := promptBodyPart(f.BodyPart); part != "" {
+		fmt.Fprintf(&b, "Body part: %s\n", part)
 	}
 	b.WriteString("Measurements of image quality:\n")
 	for _, x := range m {
@@ -253,8 +310,8 @@ func parseAnswer(content string) (Result, error) {
 		raw.Warnings == nil || raw.Confidence == nil {
 		return Result{}, fmt.Errorf("a required field is missing")
 	}
-	out := Result{Description: cut(*raw.Description, maxDescription), Treatment: entries(*raw.Treatment),
-		FollowUp: entries(*raw.FollowUp), Warnings: entries(*raw.Warnings), DifferentialDiagnosis: []Condition{}}
+	out := Result{Description: cut(*raw.Description, maxDescription), Treatment: entries(*raw.Treatment, maxEntries),
+		FollowUp: entries(*raw.FollowUp, maxEntries), Warnings: entries(*raw.Warnings, maxEntries), DifferentialDiagnosis: []Condition{}}
 	for _, c := range (*raw.DifferentialDiagnosis)[:min(len(*raw.DifferentialDiagnosis), maxEntries)] {
 		if c.Condition == nil || c.Confidence == nil {
 			return Result{}, fmt.Errorf("a condition without its name or confidence")
@@ -270,26 +327,6 @@ func parseAnswer(content string) (Result, error) {
 		out.Confidence = &c
 	}
 	return out, nil
-}
-
-func entries(list []string) []string {
-	out := make([]string, 0, min(len(list), maxEntries))
-	for _, s := range list[:min(len(list), maxEntries)] {
-		out = append(out, cut(s, maxEntry))
-	}
-	return out
-}
-
-// cut shortens s to at most n bytes, on a character boundary.
-func cut(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 func clamp01(v float64) float64 { return max(0, min(1, v)) }

@@ -10,6 +10,11 @@ type Settings struct {
 	RegistrationOpen          bool
 	ProviderApprovalRequired  bool
 	AnalysisProvider          string
+	// AnalysisSendUnscreened lets images go to an external analysis model
+	// that its screen cannot vouch for: photographs and modalities whose
+	// pixels often carry names or faces (api.md, AI analysis). Off unless
+	// an admin turns it on.
+	AnalysisSendUnscreened bool
 }
 
 // ShareLifetimeCapHours is the longest lifetime a share can ever be given:
@@ -20,12 +25,15 @@ const ShareLifetimeCapHours = 720
 // always available.
 const AnalysisBuiltin = "builtin"
 
-// DefaultSettings are the values of migrations/00001_settings.sql, used for
-// a setting the table lacks or holds in a form nobody wrote.
+// DefaultSettings are the values of migrations/00001_settings.sql (and,
+// for a setting added since, its value until an admin first saves the
+// settings), used for a setting the table lacks or holds in a form nobody
+// wrote.
 var DefaultSettings = Settings{
 	ShareLifetimeDefaultHours: 24,
 	ShareLifetimeMaxHours:     168,
 	RegistrationOpen:          true,
 	ProviderApprovalRequired:  false,
 	AnalysisProvider:          AnalysisBuiltin,
+	AnalysisSendUnscreened:    false,
 }

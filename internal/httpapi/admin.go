@@ -26,6 +26,7 @@ type settingsJSON struct {
 	RegistrationOpen          bool     `json:"registrationOpen"`
 	ProviderApprovalRequired  bool     `json:"providerApprovalRequired"`
 	AnalysisProvider          string   `json:"analysisProvider"`
+	AnalysisSendUnscreened    bool     `json:"analysisSendUnscreened"`
 	AnalysisProviders         []string `json:"analysisProviders"`
 	// AnalysisSendsTo: for each provider that sends images out, the host.
 	AnalysisSendsTo map[string]string `json:"analysisSendsTo"`
@@ -34,7 +35,7 @@ type settingsJSON struct {
 func (a *api) toSettingsJSON(s domain.Settings) settingsJSON {
 	return settingsJSON{ShareLifetimeDefaultHours: s.ShareLifetimeDefaultHours, ShareLifetimeMaxHours: s.ShareLifetimeMaxHours,
 		RegistrationOpen: s.RegistrationOpen, ProviderApprovalRequired: s.ProviderApprovalRequired,
-		AnalysisProvider: s.AnalysisProvider, AnalysisProviders: a.Settings.AnalysisProviders(), AnalysisSendsTo: a.Settings.AnalysisSendsTo()}
+		AnalysisProvider: s.AnalysisProvider, AnalysisSendUnscreened: s.AnalysisSendUnscreened, AnalysisProviders: a.Settings.AnalysisProviders(), AnalysisSendsTo: a.Settings.AnalysisSendsTo()}
 }
 
 func (a *api) getSettings(w http.ResponseWriter, r *http.Request) {
@@ -53,6 +54,7 @@ func (a *api) putSettings(w http.ResponseWriter, r *http.Request) {
 		RegistrationOpen          *bool   `json:"registrationOpen"`
 		ProviderApprovalRequired  *bool   `json:"providerApprovalRequired"`
 		AnalysisProvider          *string `json:"analysisProvider"`
+		AnalysisSendUnscreened    *bool   `json:"analysisSendUnscreened"`
 	}
 	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
 		writeError(w, r, err)

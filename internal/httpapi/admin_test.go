@@ -100,7 +100,7 @@ func TestSettingsAreValidatedTogether(t *testing.T) {
 
 	before := settingsOf(t, admin)
 	if before["shareLifetimeDefaultHours"] != 24.0 || before["shareLifetimeMaxHours"] != 168.0 || before["registrationOpen"] != true ||
-		before["providerApprovalRequired"] != false || before["analysisProvider"] != "builtin" {
+		before["providerApprovalRequired"] != false || before["analysisProvider"] != "builtin" || before["analysisSendUnscreened"] != false {
 		t.Fatalf("default settings: %v", before)
 	}
 	if providers, _ := before["analysisProviders"].([]any); len(providers) != 1 || providers[0] != "builtin" {

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -25,7 +26,7 @@ import (
 type fakeModel struct {
 	*httptest.Server
 	mu       sync.Mutex
-	mode     string // ok, error, slow, garbage
+	mode     string // ok, error, slow, garbage, huge (a 2 MiB answer), longname (a 200 KB model name)
 	requests []modelRequest
 }
 
@@ -64,7 +65,7 @@ func newFakeModel(t *testing.T) *fakeModel {
 			http.NotFound(w, r)
 			return
 		}
-		content := ""
+		content, model := "", "test-vision-1"
 		switch mode {
 		case "error":
 			http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusInternalServerError)
@@ -74,6 +75,10 @@ func newFakeModel(t *testing.T) *fakeModel {
 			return
 		case "garbage":
 			content = "I think it is a CT scan."
+		case "huge":
+			content = strings.Repeat("x", 2<<20)
+		case "longname":
+			model = strings.Repeat("m", 200<<10)
 		}
 		if content == "" {
 			b, _ := json.Marshal(answer)
@@ -81,7 +86,7 @@ func newFakeModel(t *testing.T) *fakeModel {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{
-			"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "test-vision-1",
+			"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": model,
 			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
 				"message": map[string]any{"role": "assistant", "content": content, "refusal": nil}}},
 		})
@@ -203,5 +208,127 @@ func TestOpenAICompatibleAnalysis(t *testing.T) {
 	}
 	if n := audited(t, app, "analyze", ct, false); n != 3 {
 		t.Errorf("%d failed analyses recorded, want 3", n)
+	}
+}
+
+// reasonsSeenBy are the reasons of the entries of an action about an
+// image, as p reads them in the audit log, newest first.
+func reasonsSeenBy(t *testing.T, p *apptest.Person, imageID, action string) []string {
+	t.Helper()
+	var out []string
+	for _, e := range auditPage(t, p, "limit=20&imageId="+imageID).List() {
+		if e["actiontype"] == action {
+			out = append(out, e["reason"].(string))
+		}
+	}
+	return out
+}
+
+// What comes back from the model is bounded: an answer past 1 MiB is a
+// failed analysis, a model name of any length is cut before it is stored
+// or audited, and a failure reaches the audit log, which the image's
+// patient reads, in plain words, never as the error's text.
+func TestOpenAIAnswersAreBounded(t *testing.T) {
+	t.Parallel()
+	model := newFakeModel(t)
+	external, err := analysis.NewOpenAI(analysis.OpenAIConfig{BaseURL: model.URL + "/v1", Model: "test-vision", Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := apptest.New(t, external)
+	admin := app.SignUp(t, domain.RoleAdmin)
+	provider := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	r := provider.Upload(t, [][2]string{{"caption", "CT"}, {"patientId", patient.ID}, {"file"}}, "ct.dcm", fixture(t, "CT_small.dcm"))
+	if r.Status != http.StatusCreated {
+		t.Fatalf("upload: %d %s", r.Status, r.Raw)
+	}
+	ct := r.Data()["id"].(string)
+	if r := putSettings(t, admin, map[string]any{"analysisProvider": "openai"}); r.Status != http.StatusOK {
+		t.Fatalf("choose the model: %d %s", r.Status, r.Raw)
+	}
+
+	model.set("longname")
+	r = provider.Do(t, "POST", "/api/analyze/"+ct, nil)
+	if name, _ := r.Data()["model"].(string); r.Status != http.StatusOK || name != strings.Repeat("m", 100) {
+		t.Fatalf("a 200 KB model name: %d, model %.120q", r.Status, name)
+	}
+	if reasons := reasonsSeenBy(t, patient, ct, "analyze"); len(reasons) != 1 || reasons[0] != "provider openai, model "+strings.Repeat("m", 100) {
+		t.Errorf("the audited analysis: %.200q", reasons)
+	}
+
+	for _, c := range []struct{ mode, reason string }{
+		{"huge", "provider openai: The analysis service sent an answer that is too long."},
+		{"slow", "provider openai: The analysis service did not answer in time."},
+		{"error", "provider openai: The analysis service failed."},
+		{"garbage", "provider openai: The analysis service sent an answer that could not be read."},
+	} {
+		model.set(c.mode)
+		r := provider.Do(t, "POST", "/api/analyze/"+ct, nil)
+		if r.Status != http.StatusServiceUnavailable || r.Message() != "The analysis service is not available right now. Please try again later." {
+			t.Errorf("%s: %d %.300s", c.mode, r.Status, r.Raw)
+		}
+		if reasons := reasonsSeenBy(t, patient, ct, "analyze"); reasons[0] != c.reason {
+			t.Errorf("%s: the patient reads %.300q, want %q", c.mode, reasons[0], c.reason)
+		}
+	}
+	if kept := provider.Do(t, "GET", "/api/analyze/"+ct, nil); kept.Data()["model"] != strings.Repeat("m", 100) {
+		t.Errorf("the last good analysis did not stay: %.300s", kept.Raw)
+	}
+}
+
+// Images the screen cannot vouch for (here a JPEG photograph) stay on the
+// server, with the built-in analysis and a warning, until an admin turns
+// on analysisSendUnscreened; the change is audited, and so is each send,
+// saying it was unscreened.
+func TestOpenAISendUnscreenedSetting(t *testing.T) {
+	t.Parallel()
+	model := newFakeModel(t)
+	external, err := analysis.NewOpenAI(analysis.OpenAIConfig{BaseURL: model.URL + "/v1", Model: "test-vision", Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := apptest.New(t, external)
+	admin := app.SignUp(t, domain.RoleAdmin)
+	provider := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	r := provider.Upload(t, [][2]string{{"caption", "Rash"}, {"patientId", patient.ID}, {"file"}}, "rash.jpg", jpegBytes(t))
+	if r.Status != http.StatusCreated {
+		t.Fatalf("upload: %d %s", r.Status, r.Raw)
+	}
+	photo := r.Data()["id"].(string)
+	if r := putSettings(t, admin, map[string]any{"analysisProvider": "openai"}); r.Status != http.StatusOK || r.Data()["analysisSendUnscreened"] != false {
+		t.Fatalf("choose the model: %d %s", r.Status, r.Raw)
+	}
+
+	r = provider.Do(t, "POST", "/api/analyze/"+photo, nil)
+	warnings, _ := r.Data()["warnings"].([]any)
+	if r.Status != http.StatusOK || r.Data()["provider"] != "builtin" || len(warnings) == 0 ||
+		!strings.HasPrefix(warnings[len(warnings)-1].(string), "Not sent to the external model: photographs") {
+		t.Fatalf("a photograph while unscreened images stay: %d %s", r.Status, r.Raw)
+	}
+	if len(model.sent()) != 0 || audited(t, app, "disclose", photo, true) != 0 {
+		t.Fatalf("the photograph left the server: %d requests", len(model.sent()))
+	}
+
+	r = putSettings(t, admin, map[string]any{"analysisSendUnscreened": true})
+	if r.Status != http.StatusOK || r.Data()["analysisSendUnscreened"] != true || settingsOf(t, admin)["analysisSendUnscreened"] != true {
+		t.Fatalf("allow unscreened images: %d %s", r.Status, r.Raw)
+	}
+	var reason string
+	if err := app.DB.Pool.QueryRow(context.Background(),
+		`SELECT reason FROM audit_log WHERE action = 'settings_update' AND actor_id = $1 ORDER BY id DESC LIMIT 1`, admin.ID).Scan(&reason); err != nil ||
+		reason != "analysisSendUnscreened false to true" {
+		t.Errorf("audited change: %q, %v", reason, err)
+	}
+
+	r = provider.Do(t, "POST", "/api/analyze/"+photo, nil)
+	warnings, _ = r.Data()["warnings"].([]any)
+	if r.Status != http.StatusOK || r.Data()["provider"] != "openai" || len(model.sent()) != 1 ||
+		!strings.HasPrefix(warnings[len(warnings)-1].(string), "Sent to the external model unscreened") {
+		t.Fatalf("a photograph once unscreened images may go: %d %s, %d requests", r.Status, r.Raw, len(model.sent()))
+	}
+	if disclosures := reasonsSeenBy(t, patient, photo, "disclose"); len(disclosures) != 1 || !strings.Contains(disclosures[0], "unscreened") {
+		t.Errorf("the patient reads the disclosure as %q", disclosures)
 	}
 }

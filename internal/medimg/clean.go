@@ -23,9 +23,11 @@ type DICOMInfo struct {
 	Modality, BodyPart, StudyDescription string // trimmed, at most 64 characters
 	Rows, Columns, Frames                int
 	HasPixels                            bool
-	// BurnedInAnnotation: the header says the pixels carry text (0028,0301 YES),
-	// which may identify the patient; such images never leave the server.
-	BurnedInAnnotation bool
+	// BurnedInAnnotation is the header's (0028,0301) as written, "" when
+	// absent: whether the pixels carry text, which may identify the patient.
+	// The analysis screen reads it (analysis.BurnedInAnnotation), as files
+	// spell it YES, Y or yes.
+	BurnedInAnnotation string
 	TransferSyntax     string // UID as declared in the file meta group
 	// Technical facts for the analysis; nil or zero when the header lacks them.
 	BitsStored                int

@@ -187,15 +187,14 @@ func parseCause(libErr error, g *dicomGuard) error {
 // dicomInfo copies the allow-listed fields out of the parsed header.
 func dicomInfo(ds *dicom.Dataset, g *dicomGuard) *DICOMInfo {
 	di := &DICOMInfo{
-		Modality:         headerText(ds, tag.Modality),
-		BodyPart:         headerText(ds, tag.BodyPartExamined),
-		StudyDescription: headerText(ds, tag.StudyDescription),
-		Rows:             headerInt(ds, tag.Rows, 0),
-		Columns:          headerInt(ds, tag.Columns, 0),
-		HasPixels:        g.hasPixels,
-		TransferSyntax:   g.transferSyntax,
-		// The tag is optional and usually absent; only YES is a known risk.
-		BurnedInAnnotation:        strings.EqualFold(headerText(ds, tag.BurnedInAnnotation), "YES"),
+		Modality:                  headerText(ds, tag.Modality),
+		BodyPart:                  headerText(ds, tag.BodyPartExamined),
+		StudyDescription:          headerText(ds, tag.StudyDescription),
+		Rows:                      headerInt(ds, tag.Rows, 0),
+		Columns:                   headerInt(ds, tag.Columns, 0),
+		HasPixels:                 g.hasPixels,
+		TransferSyntax:            g.transferSyntax,
+		BurnedInAnnotation:        headerText(ds, tag.BurnedInAnnotation),
 		BitsStored:                headerInt(ds, tag.BitsStored, 0),
 		PhotometricInterpretation: headerText(ds, tag.PhotometricInterpretation),
 		PixelSpacing:              headerFloats(ds, tag.PixelSpacing),

@@ -482,3 +482,21 @@ func TestCleanOneByteReads(t *testing.T) {
 		})
 	}
 }
+
+// The header's Burned In Annotation is kept as written, for the analysis
+// screen to read: files say Y, yes or YES with spaces, not only YES.
+func TestDICOMBurnedInAnnotationAsWritten(t *testing.T) {
+	for _, value := range []string{"YES ", "Y ", "yes ", "NO", ""} {
+		dataset := [][]byte{dicomElement(0x0008, 0x0060, "CS", []byte("CT"))}
+		if value != "" {
+			dataset = append(dataset, dicomElement(0x0028, 0x0301, "CS", []byte(value)))
+		}
+		info, err := Clean(ioDiscard{}, bytes.NewReader(dicomFile(nil, dataset...)), DICOM)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := info.DICOM.BurnedInAnnotation, strings.TrimSpace(value); got != want {
+			t.Errorf("BurnedInAnnotation = %q, want %q", got, want)
+		}
+	}
+}

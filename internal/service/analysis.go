@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
@@ -38,7 +39,7 @@ var (
 // discloser is an analyzer that sends images out of the server, and says
 // for which and to where.
 type discloser interface {
-	Discloses(f analysis.Facts) (to string, sent bool)
+	Discloses(in analysis.Input) analysis.Disclosure
 }
 
 // Analysis is an image's analysis as the caller reads it.
@@ -58,16 +59,18 @@ type AnalysisService struct {
 	texts     TextSealer
 	analyzers map[string]analysis.Analyzer
 	now       Clock
+	logger    *slog.Logger
 }
 
 // NewAnalysisService wires analyses; the built-in analyser is always among
 // the analyzers.
-func NewAnalysisService(store AnalysisStore, images *ImageService, previews *PreviewService, texts TextSealer, now Clock, analyzers ...analysis.Analyzer) *AnalysisService {
+func NewAnalysisService(store AnalysisStore, images *ImageService, previews *PreviewService, texts TextSealer, now Clock, logger *slog.Logger,
+	analyzers ...analysis.Analyzer) *AnalysisService {
 	byName := map[string]analysis.Analyzer{domain.AnalysisBuiltin: analysis.Builtin{}}
 	for _, a := range analyzers {
 		byName[a.Name()] = a
 	}
-	return &AnalysisService{store: store, images: images, previews: previews, texts: texts, analyzers: byName, now: now}
+	return &AnalysisService{store: store, images: images, previews: previews, texts: texts, analyzers: byName, now: now, logger: logger}
 }
 
 // Get returns an image's current analysis, running one when it has none.
@@ -131,9 +134,13 @@ func (s *AnalysisService) run(ctx context.Context, p *domain.Principal, im domai
 	if !ok { // a provider this instance is not configured with: the built-in one
 		analyzer = s.analyzers[domain.AnalysisBuiltin]
 	}
-	failed := func(reason string) error {
+	// A failure is recorded in plain words, for the image's patient reads
+	// the entry; what went wrong, which can name addresses and internals,
+	// goes to the operator's log.
+	failed := func(plain string, err error) error {
+		s.logger.Warn("analysis failed", "image", im.ID, "provider", analyzer.Name(), "err", err)
 		_ = record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionAnalyze, Table: domain.TableImages, RecordID: im.ID,
-			Reason: truncate(fmt.Sprintf("provider %s: %s", analyzer.Name(), reason), 500)})
+			Reason: truncate(fmt.Sprintf("provider %s: %s", analyzer.Name(), plain), 500)})
 		return errAnalysisDown
 	}
 	preview, err := s.previews.Preview(ctx, p, im.ID, meta)
@@ -149,27 +156,34 @@ func (s *AnalysisService) run(ctx context.Context, p *domain.Principal, im domai
 	}
 	pixels, err := png.Decode(bytes.NewReader(pngBytes))
 	if err != nil {
-		return Analysis{}, failed("the rendering does not decode")
+		return Analysis{}, failed("The image could not be prepared for analysis.", err)
 	}
 	facts := factsOf(im)
 	if r, ok := s.previews.storedRange(ctx, im); ok {
 		used := r.UsedShare()
 		facts.StoredBitDepthUsed = &used
 	}
+	in := analysis.Input{Pixels: pixels, Facts: facts, SendUnscreened: settings.AnalysisSendUnscreened}
 	if d, ok := analyzer.(discloser); ok {
-		if to, sent := d.Discloses(facts); sent {
+		if out := d.Discloses(in); out.Sent {
+			reason := "de-identified pixels sent to " + out.To + " for analysis by " + analyzer.Name()
+			if out.Unscreened != "" {
+				reason += ", unscreened as an administrator allows (" + out.Unscreened + ")"
+			}
 			// Recorded before the send: a disclosure that could not be
 			// recorded does not happen.
 			if err := record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionDisclose, Table: domain.TableImages, RecordID: im.ID,
-				Success: true, Reason: truncate("de-identified pixels sent to "+to+" for analysis by "+analyzer.Name(), 500)}); err != nil {
+				Success: true, Reason: truncate(reason, 500)}); err != nil {
 				return Analysis{}, err
 			}
 		}
 	}
-	result, err := analyzer.Analyze(ctx, analysis.Input{Pixels: pixels, Facts: facts})
+	result, err := analyzer.Analyze(ctx, in)
 	if err != nil {
-		return Analysis{}, failed(err.Error())
+		return Analysis{}, failed(analysis.FailureReason(err), err)
 	}
+	// Whichever analyser wrote it, nothing longer than the bounds is kept.
+	result = result.Bounded()
 	out := Analysis{Result: result, ImageID: im.ID, CreatedAt: s.now().UTC().Truncate(time.Microsecond)} // as stored
 	sealedJSON, err := json.Marshal(result)
 	if err != nil {
@@ -182,7 +196,7 @@ func (s *AnalysisService) run(ctx context.Context, p *domain.Principal, im domai
 		return Analysis{}, err
 	}
 	if err := record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionAnalyze, Table: domain.TableImages, RecordID: im.ID,
-		Success: true, Reason: "provider " + result.Provider + ", model " + result.Model}); err != nil {
+		Success: true, Reason: truncate("provider "+result.Provider+", model "+result.Model, 500)}); err != nil {
 		return Analysis{}, err
 	}
 	return out, nil

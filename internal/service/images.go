@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/medishare/medishare/internal/analysis"
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/medimg"
 	"github.com/medishare/medishare/internal/secure"
@@ -215,7 +216,7 @@ func (s *ImageService) receive(ctx context.Context, p *domain.Principal, fileNam
 	if info.DICOM != nil {
 		im.DICOM = &domain.DICOMFacts{
 			Modality: info.DICOM.Modality, BodyPart: info.DICOM.BodyPart, StudyDescription: info.DICOM.StudyDescription,
-			Rows: info.DICOM.Rows, Columns: info.DICOM.Columns, Frames: info.DICOM.Frames, BurnedInAnnotation: info.DICOM.BurnedInAnnotation,
+			Rows: info.DICOM.Rows, Columns: info.DICOM.Columns, Frames: info.DICOM.Frames, BurnedInAnnotation: analysis.BurnedInAnnotation(info.DICOM.BurnedInAnnotation),
 			BitsStored: info.DICOM.BitsStored, PhotometricInterpretation: info.DICOM.PhotometricInterpretation, PixelSpacing: info.DICOM.PixelSpacing,
 			WindowCenter: info.DICOM.WindowCenter, WindowWidth: info.DICOM.WindowWidth, ExposureIndex: info.DICOM.ExposureIndex,
 			TargetExposureIndex: info.DICOM.TargetExposureIndex, DeviationIndex: info.DICOM.DeviationIndex, LossyCompression: info.DICOM.LossyCompression,

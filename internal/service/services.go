@@ -110,7 +110,7 @@ func New(c Config) *Services {
 		Messages:     NewMessageService(c.Store, c.Texts, c.Now),
 		Settings:     NewSettingsService(c.Store, c.Analyzers),
 		Admin:        NewAdminService(c.Store, c.System, outbox, chain, c.Now),
-		Analysis:     NewAnalysisService(c.Store, images, previews, c.Texts, c.Now, c.Analyzers...),
+		Analysis:     NewAnalysisService(c.Store, images, previews, c.Texts, c.Now, c.Logger, c.Analyzers...),
 		Links:        links,
 		Tokens:       tokens,
 		Background:   background,

@@ -60,6 +60,7 @@ type SettingsChange struct {
 	RegistrationOpen          *bool
 	ProviderApprovalRequired  *bool
 	AnalysisProvider          *string
+	AnalysisSendUnscreened    *bool
 }
 
 var errNotSettingsManager = forbidden("Only admins can change settings.")
@@ -125,6 +126,9 @@ func (in SettingsChange) over(old domain.Settings) domain.Settings {
 	if in.AnalysisProvider != nil {
 		next.AnalysisProvider = *in.AnalysisProvider
 	}
+	if in.AnalysisSendUnscreened != nil {
+		next.AnalysisSendUnscreened = *in.AnalysisSendUnscreened
+	}
 	return next
 }
 
@@ -165,5 +169,6 @@ func settingsDiff(old, next domain.Settings) string {
 	add("registrationOpen", old.RegistrationOpen, next.RegistrationOpen)
 	add("providerApprovalRequired", old.ProviderApprovalRequired, next.ProviderApprovalRequired)
 	add("analysisProvider", old.AnalysisProvider, next.AnalysisProvider)
+	add("analysisSendUnscreened", old.AnalysisSendUnscreened, next.AnalysisSendUnscreened)
 	return strings.Join(changes, "; ")
 }

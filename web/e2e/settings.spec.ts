@@ -42,6 +42,9 @@ test.describe('settings and provider approval', () => {
     await page.goto('/appsettings');
     const approval = page.getByLabel("New providers need an administrator's approval");
     await expect(approval).not.toBeChecked();
+    const unscreened = page.getByLabel('Also send images that cannot be screened');
+    await expect(unscreened).not.toBeChecked();
+    await expect(unscreened).toHaveAccessibleDescription(/may show a patient's name, a date or a face/);
     await expectAccessible(page);
     await approval.check();
     await page.getByRole('button', { name: 'Save settings' }).click();

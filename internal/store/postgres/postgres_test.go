@@ -112,7 +112,8 @@ func TestSettings(t *testing.T) {
 		t.Errorf("settings after the migrations = %+v, want the defaults %+v", got, domain.DefaultSettings)
 	}
 
-	changed := domain.Settings{ShareLifetimeDefaultHours: 2, ShareLifetimeMaxHours: 3, RegistrationOpen: false, ProviderApprovalRequired: true, AnalysisProvider: "openai"}
+	changed := domain.Settings{ShareLifetimeDefaultHours: 2, ShareLifetimeMaxHours: 3, RegistrationOpen: false, ProviderApprovalRequired: true, AnalysisProvider: "openai",
+		AnalysisSendUnscreened: true}
 	if err := store.SaveSettings(ctx, changed); err != nil {
 		t.Fatal(err)
 	}

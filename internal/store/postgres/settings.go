@@ -16,6 +16,7 @@ func settingFields(s *domain.Settings) map[string]any {
 		"registration_open":            &s.RegistrationOpen,
 		"provider_approval_required":   &s.ProviderApprovalRequired,
 		"analysis_provider":            &s.AnalysisProvider,
+		"analysis_send_unscreened":     &s.AnalysisSendUnscreened,
 	}
 }
 

@@ -130,6 +130,7 @@ export function makeSettings() {
     registrationOpen: true,
     providerApprovalRequired: false,
     analysisProvider: 'builtin',
+    analysisSendUnscreened: false,
     analysisProviders: ['builtin'],
   };
 }

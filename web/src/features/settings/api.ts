@@ -8,6 +8,8 @@ export interface Settings {
   registrationOpen: boolean;
   providerApprovalRequired: boolean;
   analysisProvider: string;
+  /** An external model also receives images its screen cannot vouch for (photographs, ultrasound...). */
+  analysisSendUnscreened: boolean;
 }
 
 /** GET /api/settings adds the providers the server is configured with. */

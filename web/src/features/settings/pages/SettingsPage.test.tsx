@@ -26,6 +26,7 @@ describe('/appsettings', () => {
     expect(screen.getByLabelText('Registration open')).toBeChecked();
     expect(screen.getByLabelText("New providers need an administrator's approval")).not.toBeChecked();
     expect(screen.getByLabelText('Analysis provider')).toHaveValue('builtin');
+    expect(screen.getByLabelText('Also send images that cannot be screened')).not.toBeChecked();
 
     await actor.clear(fallback);
     await actor.type(fallback, '48');
@@ -39,7 +40,22 @@ describe('/appsettings', () => {
       registrationOpen: true,
       providerApprovalRequired: true,
       analysisProvider: 'builtin',
+      analysisSendUnscreened: false,
     });
+  });
+
+  it('says what sending unscreened images risks, and saves the choice', async () => {
+    mock.onPut('/settings').reply((config) => [200, { message: 'Settings saved.', data: { ...saved, ...JSON.parse(config.data as string) } }]);
+    const actor = userEvent.setup();
+    renderRoute('/appsettings', { user: admin, token: 't' });
+    const unscreened = await screen.findByLabelText('Also send images that cannot be screened');
+    expect(unscreened).toHaveAccessibleDescription(expect.stringContaining("may show a patient's name, a date or a face"));
+
+    await actor.click(unscreened);
+    await actor.click(screen.getByRole('button', { name: 'Save settings' }));
+
+    expect(await screen.findByText('Settings saved.')).toBeInTheDocument();
+    expect(JSON.parse(mock.history.put[0].data as string)).toMatchObject({ analysisSendUnscreened: true });
   });
 
   it('shows each refused field under its field', async () => {

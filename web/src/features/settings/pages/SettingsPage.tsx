@@ -41,6 +41,7 @@ interface Draft {
   registrationOpen: boolean;
   providerApprovalRequired: boolean;
   analysisProvider: string;
+  analysisSendUnscreened: boolean;
 }
 
 function SettingsForm({ saved }: { saved: SettingsData }) {
@@ -50,6 +51,7 @@ function SettingsForm({ saved }: { saved: SettingsData }) {
     registrationOpen: saved.registrationOpen,
     providerApprovalRequired: saved.providerApprovalRequired,
     analysisProvider: saved.analysisProvider,
+    analysisSendUnscreened: saved.analysisSendUnscreened,
   });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [save, { isLoading: saving }] = useSaveSettingsMutation();
@@ -135,6 +137,21 @@ function SettingsForm({ saved }: { saved: SettingsData }) {
             data-processing agreement (a BAA in the US) with whoever runs it must be in place before you choose it.
           </p>
         )}
+        <label className="settings-check">
+          <input
+            type="checkbox"
+            checked={draft.analysisSendUnscreened}
+            aria-describedby="analysis-send-unscreened-hint"
+            onChange={(event) => set('analysisSendUnscreened', event.target.checked)}
+          />
+          Also send images that cannot be screened
+        </label>
+        <p className="field__hint" id="analysis-send-unscreened-hint">
+          Off, an external model receives only DICOM images whose pixels carry no text as a rule (CT, MR, X-ray, mammography,
+          PET, nuclear medicine, fluoroscopy, angiography); photographs, ultrasound and the rest get the built-in analysis.
+          On, those leave the server too, and their pixels may show a patient&apos;s name, a date or a face. Images whose
+          header says they carry text never leave.
+        </p>
       </fieldset>
       <div className="settings-form__actions">
         <button type="submit" className="btn btn--primary" disabled={saving}>
