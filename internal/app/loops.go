@@ -4,21 +4,27 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/medishare/medishare/internal/service"
 )
 
 // Start runs the stack's background loops until stop is called: the
 // events listener (messages and mail from every instance), the mail
-// outbox, the janitor, the scrub, the audit chain's checkpoints and its
-// background check (each when its pace is set). stop returns once every
-// loop has, having written a last checkpoint; a mail delivery under way is
-// finished first (a delivery cut short after the relay took it would be
-// sent again). A server calls stop after its requests have drained, since
-// they may queue mail and audit entries.
+// outbox, the message streams' leases, the janitor, the scrub, the audit
+// chain's checkpoints and its background check (each when its pace is
+// set). stop returns once every loop has, having written a last
+// checkpoint; a mail delivery under way is finished first (a delivery cut
+// short after the relay took it would be sent again). A server calls stop
+// after its requests have drained, since they may queue mail and audit
+// entries.
 func (s *Stack) Start() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { s.DB.Listen(ctx, s.logger, s.Services.Deliver, s.Services.Resync) })
 	wg.Go(func() { s.Services.Outbox.Run(ctx) })
+	// Leases keep this instance's streams counted towards their people's
+	// cap on every instance.
+	wg.Go(func() { s.every(ctx, service.StreamRenewEvery, "message stream leases", s.Services.Messages.RenewStreams) })
 	if s.janitorEvery > 0 {
 		wg.Go(func() { s.collectOrphans(ctx) })
 	}

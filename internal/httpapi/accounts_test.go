@@ -3,11 +3,14 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/secure"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/apptest"
 )
 
@@ -267,5 +270,150 @@ func TestConcurrentConfirmationCodes(t *testing.T) {
 	email, code = register()
 	if got := burst(email, code); got[200] != 1 || got[400] != 49 {
 		t.Fatalf("50 correct submissions: %v", got)
+	}
+}
+
+// TestConcurrentCodeRequests: two requests for a new code for one account
+// at once (a double click, two tabs) both get the answer every such
+// request gets and both mail their code; the account keeps one live code,
+// the one issued last, which works, while the other no longer does.
+// Earlier, the second of two overlapping issues failed on the live-code
+// key and its mail was never sent. Each round holds the requests' work
+// after the answer until both have answered, so the two issues overlap.
+func TestConcurrentCodeRequests(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, path, subject, pattern string
+		purposes                     []string // the live codes one request leaves
+		account                      func(t *testing.T, app *apptest.App) (id, email string)
+		// spend uses the code that must work and, first, the one that must not.
+		spend func(t *testing.T, app *apptest.App, email, dead, live string)
+	}{
+		{
+			name: "forgot password", path: "/api/auth/forgot-password",
+			subject: "Your MediShare password reset code", pattern: `reset code is (\d{6})`,
+			purposes: []string{"reset", "reset_link"},
+			account: func(t *testing.T, app *apptest.App) (string, string) {
+				p := app.SignUp(t, domain.RolePatient)
+				return p.ID, p.Email
+			},
+			spend: func(t *testing.T, app *apptest.App, email, dead, live string) {
+				c := app.Client()
+				if r := c.Do(t, "POST", "/api/auth/reset-password", map[string]string{"email": email, "otp": dead, "newPassword": "Harbor-Lantern-6604-Moss"}); r.Status != 400 {
+					t.Fatalf("the earlier code: %d %s", r.Status, r.Raw)
+				}
+				if r := c.Do(t, "POST", "/api/auth/reset-password", map[string]string{"email": email, "otp": live, "newPassword": "Harbor-Lantern-6604-Moss"}); r.Status != 200 {
+					t.Fatalf("the latest code: %d %s", r.Status, r.Raw)
+				}
+			},
+		},
+		{
+			name: "resend confirmation", path: "/api/auth/resend-confirmation",
+			subject: "Your MediShare confirmation code", pattern: `confirmation code is (\d{4})`,
+			purposes: []string{"confirm"},
+			account: func(t *testing.T, app *apptest.App) (string, string) {
+				reg := apptest.Registration(domain.RolePatient)
+				if r := app.Client().Do(t, "POST", "/api/auth/register", reg); r.Status != http.StatusCreated {
+					t.Fatalf("register: %d %s", r.Status, r.Raw)
+				}
+				email := reg["email"].(string)
+				app.Mailbox.Wait(t, email, "Your MediShare confirmation code")
+				var id string
+				if err := app.DB.Pool.QueryRow(t.Context(), "SELECT id FROM users WHERE email = $1", email).Scan(&id); err != nil {
+					t.Fatal(err)
+				}
+				return id, email
+			},
+			spend: func(t *testing.T, app *apptest.App, email, dead, live string) {
+				c := app.Client()
+				if r := c.Do(t, "POST", "/api/auth/confirm", map[string]string{"email": email, "code": dead}); r.Status != 400 {
+					t.Fatalf("the earlier code: %d %s", r.Status, r.Raw)
+				}
+				if r := c.Do(t, "POST", "/api/auth/confirm", map[string]string{"email": email, "code": live}); r.Status != 200 {
+					t.Fatalf("the latest code: %d %s", r.Status, r.Raw)
+				}
+			},
+		},
+	}
+	keys, err := secure.NewKeys(apptest.MasterKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			app := apptest.New(t)
+			userID, email := tt.account(t, app)
+			ctx := t.Context()
+			var dead, live string
+			for round := range 20 {
+				// The limit is 5 code requests an hour: start each round afresh.
+				if _, err := app.DB.Pool.Exec(ctx, "DELETE FROM throttles"); err != nil {
+					t.Fatal(err)
+				}
+				mailed := app.Mailbox.Count(email, tt.subject)
+				app.Services.Background.Hold()
+				start := make(chan struct{})
+				answers := make([]*apptest.Response, 2)
+				var wg sync.WaitGroup
+				for i := range answers {
+					wg.Go(func() {
+						<-start
+						answers[i] = app.Client().Do(t, "POST", tt.path, map[string]string{"email": email})
+					})
+				}
+				close(start)
+				wg.Wait()
+				app.Services.Background.Release()
+				app.Services.Background.Wait()
+				if answers[0].Status != http.StatusOK || answers[0].Status != answers[1].Status || answers[0].Raw != answers[1].Raw {
+					t.Fatalf("round %d: answers %d %s and %d %s", round, answers[0].Status, answers[0].Raw, answers[1].Status, answers[1].Raw)
+				}
+
+				// Both mails go out.
+				testutil.Eventually(t, "the outbox to empty", func() bool {
+					queued, _, err := app.Services.Outbox.State(ctx)
+					return err == nil && queued == 0
+				})
+				var codes []string
+				for _, m := range app.Mailbox.All(email) {
+					if match := regexp.MustCompile(tt.pattern).FindStringSubmatch(m.Data); match != nil {
+						codes = append(codes, match[1])
+					}
+				}
+				if len(codes) != mailed+2 {
+					t.Fatalf("round %d: %d mails for two requests", round, len(codes)-mailed)
+				}
+
+				// One live code for each purpose; the reset code (or the
+				// confirmation code) is one of the two just mailed.
+				for _, purpose := range tt.purposes {
+					var n int
+					if err := app.DB.Pool.QueryRow(ctx, "SELECT count(*) FROM one_time_codes WHERE user_id = $1 AND purpose = $2 AND used_at IS NULL", userID, purpose).Scan(&n); err != nil {
+						t.Fatal(err)
+					}
+					if n != 1 {
+						t.Fatalf("round %d: %d live %s codes", round, n, purpose)
+					}
+				}
+				var hash []byte
+				if err := app.DB.Pool.QueryRow(ctx, "SELECT code_hash FROM one_time_codes WHERE user_id = $1 AND purpose = $2 AND used_at IS NULL", userID, tt.purposes[0]).Scan(&hash); err != nil {
+					t.Fatal(err)
+				}
+				a, b := codes[len(codes)-2], codes[len(codes)-1]
+				switch {
+				case secure.Equal(hash, keys.CodeHash(tt.purposes[0], userID, a)):
+					dead, live = b, a
+				case secure.Equal(hash, keys.CodeHash(tt.purposes[0], userID, b)):
+					dead, live = a, b
+				default:
+					t.Fatalf("round %d: the live code is neither of the two mailed", round)
+				}
+			}
+			if dead == live {
+				t.Skip("both requests drew the same code") // one chance in 10^4 or 10^6
+			}
+			tt.spend(t, app, email, dead, live)
+		})
 	}
 }

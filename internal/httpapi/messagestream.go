@@ -27,7 +27,7 @@ const streamWriteTimeout = 30 * time.Second
 // through (service.MessageService.Deliver).
 func (a *api) messageStream(w http.ResponseWriter, r *http.Request) {
 	p := principal(r)
-	sub, err := a.Messages.Subscribe(p)
+	sub, err := a.Messages.Subscribe(r.Context(), p)
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -11,6 +11,7 @@ import (
 
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/httpapi"
+	"github.com/medishare/medishare/internal/service"
 	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/apptest"
 )
@@ -285,4 +286,134 @@ func TestMessageStreamEndsWithTheSession(t *testing.T) {
 		c.end()
 		waitEnded(t, events, name)
 	}
+}
+
+// streamRefused checks that p's stream on app is refused as one too many
+// of p's (api.md, Messages: 429, the message, Retry-After: 5).
+func streamRefused(t *testing.T, app *apptest.App, p *apptest.Person, what string) {
+	t.Helper()
+	if status, header, message := tryStream(t, app, p); status != http.StatusTooManyRequests ||
+		message != "Too many open message streams. Please close other MediShare windows." || header.Get("Retry-After") != "5" {
+		t.Fatalf("%s: %d %q, Retry-After %q", what, status, message, header.Get("Retry-After"))
+	}
+}
+
+// tryStream opens p's stream on app; one that opens stays open until the
+// test ends, and a refusal's message is read.
+func tryStream(t *testing.T, app *apptest.App, p *apptest.Person) (status int, header http.Header, message string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", app.URL+"/api/message/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+p.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode == http.StatusOK {
+		return resp.StatusCode, resp.Header, ""
+	}
+	defer resp.Body.Close()
+	var body struct{ Message string }
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	return resp.StatusCode, resp.Header, body.Message
+}
+
+// TestMessageStreamCapAcrossInstances: a person holds at most five streams
+// over every instance together (each instance once allowed five of its
+// own); a place is free again, on every instance, as soon as a stream
+// ends, whether its client went away or the server ended it.
+func TestMessageStreamCapAcrossInstances(t *testing.T) {
+	t.Parallel()
+	quickSessionChecks(t)
+	one := apptest.New(t)
+	two := one.Twin(t)
+	patient := one.SignUp(t, domain.RolePatient)
+	onTwo := two.As(patient)
+	one.Clock.Shift(5 * time.Minute)
+	two.Clock.Shift(5 * time.Minute)
+	var first *http.Response
+	var streams []<-chan sseEvent
+	for i := range 5 {
+		resp, events := openStream(t, one, patient, "")
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("stream %d: %d", i+1, resp.StatusCode)
+		}
+		if i == 0 {
+			first = resp
+		}
+		streams = append(streams, events)
+	}
+	streamRefused(t, two, onTwo, "a sixth stream, on the other instance")
+	// The streams were opened five minutes ahead of the time both
+	// instances now keep, so their leases run five minutes longer: a place
+	// that comes free below was given up by its stream, not lost with its
+	// lease.
+	one.Clock.Shift(-5 * time.Minute)
+	two.Clock.Shift(-5 * time.Minute)
+
+	// The client of a stream on the first instance goes away: the other
+	// instance opens one in its place, and then no more.
+	first.Body.Close()
+	testutil.Eventually(t, "the closed stream's place to be free", func() bool {
+		status, _, _ := tryStream(t, two, onTwo)
+		return status == http.StatusOK
+	})
+	streamRefused(t, one, patient, "a sixth stream, after one was replaced")
+
+	// The server ends every stream (signing out ends the session): all
+	// five places are free again for the next session.
+	patient.Do(t, "POST", "/api/auth/logout", nil)
+	for _, events := range streams[1:] {
+		waitEnded(t, events, "sign-out")
+	}
+	patient.SignIn(t)
+	onTwo = two.As(patient)
+	opened := 0
+	testutil.Eventually(t, "the ended streams' places to be free", func() bool {
+		if status, _, _ := tryStream(t, two, onTwo); status == http.StatusOK {
+			opened++
+		}
+		return opened == 5
+	})
+	streamRefused(t, one, patient, "a sixth stream of the new session")
+}
+
+// TestMessageStreamLeases: a stream's place is a lease in the database
+// that its instance renews while the stream is open, so it keeps counting
+// on every instance; the places of an instance that died, which renews
+// nothing, are free again once their leases run out (service.StreamLease).
+func TestMessageStreamLeases(t *testing.T) {
+	t.Parallel()
+	one := apptest.New(t)
+	two := one.Twin(t)
+	patient := one.SignUp(t, domain.RolePatient)
+	onTwo := two.As(patient)
+	for i := range 5 {
+		if status, _, _ := tryStream(t, two, onTwo); status != http.StatusOK {
+			t.Fatalf("stream %d: %d", i+1, status)
+		}
+	}
+	streamRefused(t, one, patient, "a sixth stream")
+
+	// The second instance renews its leases two thirds of a lease later:
+	// past the first leases, the renewed ones still count.
+	two.Clock.Shift(service.StreamLease * 2 / 3)
+	if err := two.Services.Messages.RenewStreams(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	one.Clock.Shift(service.StreamLease + time.Second)
+	streamRefused(t, one, patient, "a sixth stream, after the first leases ran out but were renewed")
+
+	// Then the second instance dies and renews nothing more (here it is
+	// the first instance's clock that passes the renewed leases, as it
+	// would a lease after the renewing instance's last beat): its five
+	// places are free.
+	one.Clock.Shift(service.StreamLease * 2 / 3)
+	for i := range 5 {
+		if status, _, message := tryStream(t, one, patient); status != http.StatusOK {
+			t.Fatalf("stream %d after the other instance's leases ran out: %d %s", i+1, status, message)
+		}
+	}
+	streamRefused(t, one, patient, "a sixth stream on the surviving instance")
 }

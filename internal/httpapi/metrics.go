@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 // Metrics are the server's Prometheus metrics, served on a listener of
 // their own (MEDISHARE_METRICS_ADDR), never on the public address.
 // Requests are labelled by their route pattern, never by the raw path,
-// which holds ids.
+// which holds ids, and every label takes its values from a closed set.
 type Metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
@@ -65,7 +66,9 @@ func (m *Metrics) Handler() http.Handler {
 func (m *Metrics) Registry() prometheus.Registerer { return m.registry }
 
 // withMetrics counts and times each request under its route pattern (known
-// once the router has matched it); paths no route matched count as "other".
+// once the router has matched it), method and status, each from a closed
+// set (routeLabel, methodLabel, statusLabel): a label value a client could
+// choose would let anyone grow /metrics without end.
 func withMetrics(m *Metrics) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -76,23 +79,55 @@ func withMetrics(m *Metrics) func(http.Handler) http.Handler {
 			r.Body = body
 			defer func() {
 				m.inFlight.Dec()
-				route := "other"
-				if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
-					route = rc.RoutePattern()
-				}
-				status := ww.Status()
-				if status == 0 {
-					status = http.StatusOK
-				}
-				code := strconv.Itoa(status)
-				m.requests.WithLabelValues(route, r.Method, code).Inc()
-				m.duration.WithLabelValues(route, r.Method, code).Observe(time.Since(start).Seconds())
+				route, method, status := routeLabel(r), methodLabel(r.Method), statusLabel(ww.Status())
+				m.requests.WithLabelValues(route, method, status).Inc()
+				m.duration.WithLabelValues(route, method, status).Observe(time.Since(start).Seconds())
 				m.received.WithLabelValues(route).Add(float64(body.n.Load()))
 				m.sent.WithLabelValues(route).Add(float64(ww.BytesWritten()))
 			}()
 			next.ServeHTTP(ww, r)
 		})
 	}
+}
+
+// otherLabel stands for every value outside a label's closed set.
+const otherLabel = "other"
+
+// routeLabel is the pattern of the route that answered r, or "other" when
+// none did (an unknown API path, the web app and its files). The router
+// has no wildcard routes, so a pattern ending in one is a subrouter
+// (/api) that matched nothing inside.
+func routeLabel(r *http.Request) string {
+	rc := chi.RouteContext(r.Context())
+	if rc == nil {
+		return otherLabel
+	}
+	pattern := rc.RoutePattern()
+	if pattern == "" || strings.HasSuffix(pattern, "*") {
+		return otherLabel
+	}
+	return pattern
+}
+
+// methodLabel is the method if the server knows it, else "other".
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+		return method
+	}
+	return otherLabel
+}
+
+// statusLabel is a status code that HTTP defines, else "other" (a handler
+// may write any code from 100 to 999).
+func statusLabel(status int) string {
+	if status == 0 {
+		return strconv.Itoa(http.StatusOK) // nothing written: net/http answers 200
+	}
+	if http.StatusText(status) == "" {
+		return otherLabel
+	}
+	return strconv.Itoa(status)
 }
 
 // countingBody counts the bytes read from a request body.

@@ -30,7 +30,9 @@ type CodeStore interface {
 	Transactor
 	AuditWriter
 	Throttler
-	ReplaceCode(ctx context.Context, userID, purpose string, codeHash []byte, expires time.Time, voids ...string) error
+	// ReplaceCode makes codeHash the live code for purpose in one
+	// statement: of concurrent issues, the last one's code is live.
+	ReplaceCode(ctx context.Context, userID, purpose string, codeHash []byte, expires time.Time) error
 	VoidCodes(ctx context.Context, userID string, purposes ...string) error
 	TryCode(ctx context.Context, userID, purpose string, codeHash []byte, maxTries int) (found, matched bool, tries int, err error)
 }

@@ -42,6 +42,12 @@ type MessageStore interface {
 	MessagesSince(ctx context.Context, userID, after string, window int64, limit int) ([]domain.Message, error)
 	// Notify tells every instance (and, in a transaction, at its commit).
 	Notify(ctx context.Context, payload string) error
+	// OpenStream, CloseStream and RenewStreams keep the open streams of
+	// every instance, each as a lease, so that the cap per person holds
+	// across instances.
+	OpenStream(ctx context.Context, id, userID string, now, expires time.Time, limit int) (opened bool, err error)
+	CloseStream(ctx context.Context, id string) error
+	RenewStreams(ctx context.Context, ids []string, now, expires time.Time) error
 }
 
 // TextSealer seals message texts for the database (secure.TextSealer).

@@ -8,13 +8,26 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/medishare/medishare/internal/domain"
+)
+
+// A stream's place among its person's is a lease in the database, so that
+// the cap per person holds across instances: the instance that holds the
+// stream renews it every StreamRenewEvery and deletes it when the stream
+// ends, so the places of an instance that died are free again within
+// StreamLease. Leases are timed by each instance's clock, so the
+// instances' clocks must agree to well within the 20 s between the two.
+const (
+	StreamLease      = 30 * time.Second
+	StreamRenewEvery = 10 * time.Second
 )
 
 // Bounds on open message streams (api.md, Messages): a person's browsers
 // share one stream between their tabs, so a few per person is plenty.
 const (
-	streamsPerUser     = 5
+	streamsPerUser     = 5 // over every instance
 	streamsPerInstance = 2000
 	// streamBuffer is how many events a stream may fall behind before it
 	// is ended (its client reconnects and replays what it missed).
@@ -41,8 +54,11 @@ type StreamEvent struct {
 
 // Subscription is one open stream of a person.
 type Subscription struct {
+	id     string // its lease's
 	userID string
 	hub    *hub
+	// release gives up the lease; nil until the lease is held.
+	release func()
 	// Events are the person's events; closed when the stream fell too far
 	// behind, so that it ends.
 	Events chan StreamEvent
@@ -52,8 +68,15 @@ type Subscription struct {
 	once   sync.Once
 }
 
-// Close ends the subscription.
-func (s *Subscription) Close() { s.once.Do(func() { s.hub.remove(s) }) }
+// Close ends the subscription and frees its place at once.
+func (s *Subscription) Close() {
+	s.once.Do(func() {
+		s.hub.remove(s)
+		if s.release != nil {
+			s.release()
+		}
+	})
+}
 
 // hub holds the open streams of this instance by person.
 type hub struct {
@@ -78,7 +101,7 @@ func (h *hub) add(userID string) (*Subscription, error) {
 	if h.total >= streamsPerInstance {
 		return nil, errStreamsBusy
 	}
-	s := &Subscription{userID: userID, hub: h, Events: make(chan StreamEvent, streamBuffer), Resync: make(chan struct{}, 1)}
+	s := &Subscription{id: uuid.NewString(), userID: userID, hub: h, Events: make(chan StreamEvent, streamBuffer), Resync: make(chan struct{}, 1)}
 	if h.subs[userID] == nil {
 		h.subs[userID] = map[*Subscription]bool{}
 	}
@@ -115,6 +138,19 @@ func (h *hub) send(userID string, ev StreamEvent) {
 	}
 }
 
+// ids are the lease ids of the streams open on this instance.
+func (h *hub) ids() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ids := make([]string, 0, h.total)
+	for _, subs := range h.subs {
+		for s := range subs {
+			ids = append(ids, s.id)
+		}
+	}
+	return ids
+}
+
 func (h *hub) resync() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -135,11 +171,42 @@ func readNotice(reader, sender string, at time.Time) string {
 	return "read:" + reader + ":" + sender + ":" + strconv.FormatInt(at.UnixNano(), 10)
 }
 
-// Subscribe opens a stream of the caller's messages and read receipts.
+// Subscribe opens a stream of the caller's messages and read receipts,
+// taking one of the caller's places, counted over every instance.
 // Errors: ETHROTTLED (too many of the caller's), EUNAVAILABLE (too many
-// on this instance).
-func (s *MessageService) Subscribe(p *domain.Principal) (*Subscription, error) {
-	return s.hub.add(p.User.ID)
+// on this instance, or the database is down).
+func (s *MessageService) Subscribe(ctx context.Context, p *domain.Principal) (*Subscription, error) {
+	sub, err := s.hub.add(p.User.ID)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	opened, err := s.store.OpenStream(ctx, sub.id, p.User.ID, now, now.Add(StreamLease), streamsPerUser)
+	if err != nil || !opened {
+		s.hub.remove(sub)
+		if err == nil {
+			err = errTooManyStreams
+		}
+		return nil, err
+	}
+	sub.release = func() {
+		// Not the request's context: it has ended when the client went away.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := s.store.CloseStream(ctx, sub.id); err != nil {
+			slog.Warn("closing a message stream's lease (it runs out by itself)", "err", err)
+		}
+	}
+	return sub, nil
+}
+
+// RenewStreams renews the leases of the streams open on this instance,
+// and forgets those of every instance whose leases ran out (an instance
+// that died could not close its own). The stack runs it every
+// StreamRenewEvery. Errors: EUNAVAILABLE.
+func (s *MessageService) RenewStreams(ctx context.Context) error {
+	now := s.now()
+	return s.store.RenewStreams(ctx, s.hub.ids(), now, now.Add(StreamLease))
 }
 
 // OpenStreams is how many message streams are open on this instance.

@@ -7,17 +7,15 @@ import (
 	"github.com/medishare/medishare/internal/store/postgres/db"
 )
 
-// ReplaceCode makes codeHash the one live code of a user for a purpose,
-// voiding the user's other live codes of the purposes in voids.
-func (s *Store) ReplaceCode(ctx context.Context, userID, purpose string, codeHash []byte, expires time.Time, voids ...string) error {
+// ReplaceCode makes codeHash the one live code of a user for a purpose, in
+// one statement, so that concurrent issues for the same account both
+// succeed and the last one's code is the live one.
+func (s *Store) ReplaceCode(ctx context.Context, userID, purpose string, codeHash []byte, expires time.Time) error {
 	uid, err := parseID(userID)
 	if err != nil {
 		return err
 	}
-	if err := s.q(ctx).DeleteLiveCodes(ctx, db.DeleteLiveCodesParams{UserID: uid, Purposes: append(voids, purpose)}); err != nil {
-		return translate(err)
-	}
-	return translate(s.q(ctx).CreateCode(ctx, db.CreateCodeParams{UserID: uid, Purpose: purpose, CodeHash: codeHash, ExpiresAt: expires}))
+	return translate(s.q(ctx).ReplaceCode(ctx, db.ReplaceCodeParams{UserID: uid, Purpose: purpose, CodeHash: codeHash, ExpiresAt: expires}))
 }
 
 // VoidCodes deletes the live codes of a user for the given purposes.

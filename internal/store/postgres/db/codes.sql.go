@@ -12,27 +12,6 @@ import (
 	"github.com/google/uuid"
 )
 
-const createCode = `-- name: CreateCode :exec
-INSERT INTO one_time_codes (user_id, purpose, code_hash, expires_at) VALUES ($1, $2, $3, $4)
-`
-
-type CreateCodeParams struct {
-	UserID    uuid.UUID
-	Purpose   string
-	CodeHash  []byte
-	ExpiresAt time.Time
-}
-
-func (q *Queries) CreateCode(ctx context.Context, arg CreateCodeParams) error {
-	_, err := q.db.Exec(ctx, createCode,
-		arg.UserID,
-		arg.Purpose,
-		arg.CodeHash,
-		arg.ExpiresAt,
-	)
-	return err
-}
-
 const deleteLiveCodes = `-- name: DeleteLiveCodes :exec
 DELETE FROM one_time_codes WHERE user_id = $1 AND purpose = ANY($2::text[]) AND used_at IS NULL
 `
@@ -44,6 +23,35 @@ type DeleteLiveCodesParams struct {
 
 func (q *Queries) DeleteLiveCodes(ctx context.Context, arg DeleteLiveCodesParams) error {
 	_, err := q.db.Exec(ctx, deleteLiveCodes, arg.UserID, arg.Purposes)
+	return err
+}
+
+const replaceCode = `-- name: ReplaceCode :exec
+INSERT INTO one_time_codes (user_id, purpose, code_hash, expires_at) VALUES ($1, $2, $3, $4)
+ON CONFLICT (user_id, purpose) WHERE used_at IS NULL DO UPDATE SET
+    id = gen_random_uuid(), code_hash = excluded.code_hash, tries = 0,
+    expires_at = excluded.expires_at, created_at = now()
+`
+
+type ReplaceCodeParams struct {
+	UserID    uuid.UUID
+	Purpose   string
+	CodeHash  []byte
+	ExpiresAt time.Time
+}
+
+// One statement: two issues at once for one account and purpose take turns
+// on the live-code key, and the later one replaces the earlier's code (a
+// new id, its tries back to zero). A delete then an insert failed there:
+// the second issue's delete found nothing yet committed, and its insert
+// then met the first's code on the key.
+func (q *Queries) ReplaceCode(ctx context.Context, arg ReplaceCodeParams) error {
+	_, err := q.db.Exec(ctx, replaceCode,
+		arg.UserID,
+		arg.Purpose,
+		arg.CodeHash,
+		arg.ExpiresAt,
+	)
 	return err
 }
 

@@ -138,6 +138,12 @@ type Message struct {
 	ReadAt      pgtype.Timestamptz
 }
 
+type MessageStream struct {
+	ID        uuid.UUID
+	UserID    uuid.UUID
+	ExpiresAt time.Time
+}
+
 type OneTimeCode struct {
 	ID        uuid.UUID
 	UserID    uuid.UUID

@@ -1,8 +1,16 @@
 -- name: DeleteLiveCodes :exec
 DELETE FROM one_time_codes WHERE user_id = @user_id AND purpose = ANY(@purposes::text[]) AND used_at IS NULL;
 
--- name: CreateCode :exec
-INSERT INTO one_time_codes (user_id, purpose, code_hash, expires_at) VALUES ($1, $2, $3, $4);
+-- name: ReplaceCode :exec
+-- One statement: two issues at once for one account and purpose take turns
+-- on the live-code key, and the later one replaces the earlier's code (a
+-- new id, its tries back to zero). A delete then an insert failed there:
+-- the second issue's delete found nothing yet committed, and its insert
+-- then met the first's code on the key.
+INSERT INTO one_time_codes (user_id, purpose, code_hash, expires_at) VALUES (@user_id, @purpose, @code_hash, @expires_at)
+ON CONFLICT (user_id, purpose) WHERE used_at IS NULL DO UPDATE SET
+    id = gen_random_uuid(), code_hash = excluded.code_hash, tries = 0,
+    expires_at = excluded.expires_at, created_at = now();
 
 -- name: TryCode :one
 -- One atomic statement (S4): the row lock makes concurrent tries take turns,
