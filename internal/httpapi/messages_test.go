@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"os/exec"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/testutil"
@@ -300,4 +303,113 @@ func TestMessagesThrottle(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustSend(t, provider, patient.ID, "a minute later")
+}
+
+// TestAttachmentAfterAccessEnds: once its reader may no longer see the
+// image (the share revoked or expired, the image deleted), a message about
+// it shows only that the image is no longer available, without its id or
+// caption, wherever the message is read: the conversation, the chat list,
+// the stream's replay, and a live event of it that arrives afterwards (as a
+// notice from another instance may). Whoever still sees the image still
+// sees its caption.
+func TestAttachmentAfterAccessEnds(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		end  func(t *testing.T, app *apptest.App, provider *apptest.Person, imageID, shareID string)
+		// uploaderSees: the provider who uploaded the image still sees it.
+		uploaderSees bool
+	}{
+		{"revoked", func(t *testing.T, _ *apptest.App, provider *apptest.Person, _, shareID string) {
+			if r := provider.Do(t, "DELETE", "/api/sharing/"+shareID, nil); r.Status != http.StatusOK {
+				t.Fatalf("revoke: %d %s", r.Status, r.Raw)
+			}
+		}, true},
+		{"expired", func(t *testing.T, app *apptest.App, _ *apptest.Person, _, _ string) {
+			app.Clock.Shift(61 * time.Minute) // past the share's hour
+		}, true},
+		{"image deleted", func(t *testing.T, _ *apptest.App, provider *apptest.Person, imageID, _ string) {
+			if r := provider.Do(t, "DELETE", "/api/upload/image/"+imageID, nil); r.Status != http.StatusOK {
+				t.Fatalf("delete: %d %s", r.Status, r.Raw)
+			}
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			app := apptest.New(t)
+			provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+			const caption = "Scan kneecap-7731.jpg"
+			r := upload(t, provider, patient.ID, "kneecap-7731.jpg", jpegBytes(t))
+			if r.Status != http.StatusCreated {
+				t.Fatalf("upload: %d %s", r.Status, r.Raw)
+			}
+			imageID := r.Data()["id"].(string)
+			shareID, code := share(t, app, provider, patient, imageID, map[string]any{"expiresInHours": 1})
+			if r := verify(t, patient, shareID, code); r.Status != http.StatusOK {
+				t.Fatalf("verify: %d %s", r.Status, r.Raw)
+			}
+			before := mustSend(t, provider, patient.ID, "your scan is ready")["id"].(string)
+			r = provider.Do(t, "POST", "/api/message/send", map[string]any{"recipientId": patient.ID, "content": "about this one", "imageId": imageID})
+			if r.Status != http.StatusCreated {
+				t.Fatalf("attach: %d %s", r.Status, r.Raw)
+			}
+			about := r.Data()["id"].(string)
+			available := map[string]any{"available": true, "id": imageID, "caption": caption}
+			if got := imageOf(patient.Do(t, "GET", "/api/message/chat/"+provider.ID, nil).List(), about); !reflect.DeepEqual(got, available) {
+				t.Fatalf("the attachment while the share is open: %v", got)
+			}
+
+			c.end(t, app, provider, imageID, shareID)
+			patient.SignIn(t) // the clock may have moved past the access token
+			provider.SignIn(t)
+
+			gone := map[string]any{"available": false}
+			conv := patient.Do(t, "GET", "/api/message/chat/"+provider.ID, nil)
+			if got := imageOf(conv.List(), about); !reflect.DeepEqual(got, gone) || strings.Contains(string(conv.Raw), "kneecap") {
+				t.Errorf("the patient's conversation: %s", conv.Raw)
+			}
+			if chats := patient.Do(t, "GET", "/api/message/chat-list", nil); chats.Status != http.StatusOK || strings.Contains(string(chats.Raw), "kneecap") {
+				t.Errorf("the patient's chat list: %d %s", chats.Status, chats.Raw)
+			}
+			want := gone
+			if c.uploaderSees {
+				want = available
+			}
+			if got := imageOf(provider.Do(t, "GET", "/api/message/chat/"+patient.ID, nil).List(), about); !reflect.DeepEqual(got, want) {
+				t.Errorf("the uploader's conversation: %v, want %v", got, want)
+			}
+
+			// The stream: the replay after a reconnect, then the same
+			// message's notice arriving live.
+			_, events := openStream(t, app, patient, before)
+			streamed := func(how string) {
+				t.Helper()
+				for {
+					ev := next(t, events, "message")
+					if ev.ID != about {
+						continue
+					}
+					if !reflect.DeepEqual(ev.Data["image"], gone) || strings.Contains(fmt.Sprint(ev.Data), "kneecap") {
+						t.Errorf("%s: %v", how, ev.Data)
+					}
+					return
+				}
+			}
+			streamed("replayed")
+			if _, err := app.DB.Pool.Exec(context.Background(), "SELECT pg_notify('medishare_events', $1)", "message:"+about); err != nil {
+				t.Fatal(err)
+			}
+			streamed("live")
+		})
+	}
+}
+
+// imageOf is the image of the message id among msgs.
+func imageOf(msgs []map[string]any, id string) any {
+	for _, m := range msgs {
+		if m["id"] == id {
+			return m["image"]
+		}
+	}
+	return "no such message"
 }

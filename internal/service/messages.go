@@ -38,6 +38,7 @@ type MessageStore interface {
 	Message(ctx context.Context, id string) (domain.Message, error)
 	Image(ctx context.Context, id string) (domain.Image, error)
 	RecipientShare(ctx context.Context, imageID, recipientID string) (domain.Share, error)
+	OpenShares(ctx context.Context, recipientID string, imageIDs []string) ([]domain.Share, error)
 	RolePermissions(ctx context.Context, role string) ([]string, error)
 	MessagesSince(ctx context.Context, userID, after string, window int64, limit int) ([]domain.Message, error)
 	// Notify tells every instance (and, in a transaction, at its commit).
@@ -189,7 +190,7 @@ func (s *MessageService) attachment(ctx context.Context, p *domain.Principal, re
 				Reason: "message attachment: not seen by user " + who.User.ID}, errBadAttachment)
 		}
 	}
-	return &domain.MessageImage{ID: im.ID, Caption: im.Caption}, nil
+	return &domain.MessageImage{ID: im.ID, Caption: im.Caption, UploaderID: im.UploadedBy.ID}, nil
 }
 
 // sees reports whether who may see im now: whoever may open every image
@@ -207,6 +208,65 @@ func (s *MessageService) sees(ctx context.Context, who *domain.Principal, im dom
 		return false, err
 	}
 	return sh.Status(s.now()) == domain.ShareVerified, nil
+}
+
+// sights returns which of images who may see now, each with the share it
+// is seen through: whoever may open every image and its uploader (no
+// share), or, with images:view-shared, the recipient of a verified share
+// of it that is still open (what ImageService.Get opens to them).
+func (s *MessageService) sights(ctx context.Context, who *domain.Principal, images []domain.MessageImage) (map[string]*domain.Share, error) {
+	seen := map[string]*domain.Share{}
+	var shared []string
+	for _, im := range images {
+		switch {
+		case who.Can(domain.PermImagesReadAll) || im.UploaderID == who.User.ID:
+			seen[im.ID] = nil
+		case who.Can(domain.PermImagesViewShared):
+			shared = append(shared, im.ID)
+		}
+	}
+	if len(shared) == 0 {
+		return seen, nil
+	}
+	shares, err := s.store.OpenShares(ctx, who.User.ID, shared)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	for i := range shares {
+		if shares[i].Opens(now) {
+			seen[shares[i].ImageID] = &shares[i]
+		}
+	}
+	return seen, nil
+}
+
+// showAttachments leaves on msgs only what reader may see of their images
+// now: an image they may no longer see (a share revoked or expired, the
+// image deleted) is only Unavailable, without its id or caption, in every
+// place a message is read (api.md, Messages).
+func (s *MessageService) showAttachments(ctx context.Context, reader *domain.Principal, msgs []domain.Message) error {
+	var images []domain.MessageImage
+	for _, m := range msgs {
+		if m.Image != nil && !m.Image.Unavailable {
+			images = append(images, *m.Image)
+		}
+	}
+	if len(images) == 0 {
+		return nil
+	}
+	seen, err := s.sights(ctx, reader, images)
+	if err != nil {
+		return err
+	}
+	for i := range msgs {
+		if im := msgs[i].Image; im != nil {
+			if _, ok := seen[im.ID]; !ok || im.Unavailable {
+				msgs[i].Image = &domain.MessageImage{Unavailable: true}
+			}
+		}
+	}
+	return nil
 }
 
 // inDirectory reports whether u is listed in the caller's directory by
@@ -252,6 +312,9 @@ func (s *MessageService) Conversation(ctx context.Context, p *domain.Principal, 
 		if err := s.open(&page[i]); err != nil {
 			return nil, false, err
 		}
+	}
+	if err := s.showAttachments(ctx, p, page); err != nil {
+		return nil, false, err
 	}
 	return page, more, nil
 }
