@@ -140,32 +140,32 @@ func (s *MessageService) Send(ctx context.Context, p *domain.Principal, req Send
 
 // writable finds the recipient of a new message: reachable (active, and
 // no provider waiting for approval), and in the sender's directory or
-// someone who has written to the sender. Whoever is not reachable gets the
-// answer of an unknown id, with no entry that names them: a provider
-// waiting for approval stays unknown to everyone but admins.
+// someone who has written to the sender. Nobody, someone unreachable and a
+// person out of reach are refused, and recorded, alike: the sender's own
+// audit log must not tell them apart, and a provider waiting for approval
+// stays unknown to everyone but admins.
 func (s *MessageService) writable(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (domain.User, error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return domain.User{}, errCannotMessage
 	}
 	u, err := s.store.UserByID(ctx, id)
-	if err != nil {
-		return domain.User{}, notFound(err, errCannotMessage)
-	}
-	if !u.Reachable() {
-		return domain.User{}, errCannotMessage
-	}
-	if inDirectory(p, u) {
-		return u, nil
-	}
-	wrote, err := s.store.HasWritten(ctx, u.ID, p.User.ID)
-	if err != nil {
+	if err != nil && domain.ErrorKind(err) != domain.ENOTFOUND {
 		return domain.User{}, err
 	}
-	if !wrote {
-		return domain.User{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableUsers, RecordID: u.ID,
-			Reason: "message: recipient out of reach"}, errCannotMessage)
+	if err == nil && u.Reachable() {
+		if inDirectory(p, u) {
+			return u, nil
+		}
+		wrote, err := s.store.HasWritten(ctx, u.ID, p.User.ID)
+		if err != nil {
+			return domain.User{}, err
+		}
+		if wrote {
+			return u, nil
+		}
 	}
-	return u, nil
+	return domain.User{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableUsers, RecordID: auditID(id),
+		Reason: "message: recipient out of reach"}, errCannotMessage)
 }
 
 // attachment is the image a message is about, which both people must be
@@ -332,26 +332,25 @@ func (s *MessageService) open(m *domain.Message) error {
 
 // readable checks that the caller may read their conversation with id:
 // the person is in their directory, or they have exchanged messages.
+// Nobody and a person out of reach (a provider waiting for approval too)
+// are refused, and recorded, alike.
 func (s *MessageService) readable(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) error {
 	if _, err := uuid.Parse(id); err != nil || id == p.User.ID {
 		return errNoSuchChat
 	}
 	u, err := s.store.UserByID(ctx, id)
-	if err != nil {
-		return notFound(err, errNoSuchChat)
+	if err != nil && domain.ErrorKind(err) != domain.ENOTFOUND {
+		return err
 	}
-	if inDirectory(p, u) {
+	if err == nil && inDirectory(p, u) {
 		return nil
 	}
 	exchanged, err := s.store.HaveExchanged(ctx, p.User.ID, id)
 	if err != nil {
 		return err
 	}
-	if !exchanged && u.AwaitingApproval {
-		return errNoSuchChat // unknown to the caller: no entry names them (writable)
-	}
 	if !exchanged {
-		return refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableUsers, RecordID: id, Reason: "messages: person out of reach"}, errNoSuchChat)
+		return refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableUsers, RecordID: auditID(id), Reason: "messages: person out of reach"}, errNoSuchChat)
 	}
 	return nil
 }
