@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/apptest"
@@ -412,4 +414,84 @@ func imageOf(msgs []map[string]any, id string) any {
 		}
 	}
 	return "no such message"
+}
+
+// TestAttachingTellsNothingOfOthersShares: someone who sees an image
+// through a share may attach it for its uploader, who shared it with them,
+// or an admin, whom they know to see it; for anyone else the answer is the
+// same refusal whether or not that person holds a verified share, so it
+// never tells them who else does (api.md, Messages). The uploader may know
+// every share of their image and is answered as before. An image that
+// does not exist is refused, and recorded, like one the sender does not see.
+func TestAttachingTellsNothingOfOthersShares(t *testing.T) {
+	t.Parallel()
+	app := apptest.New(t)
+	owner, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+	caller, holder, pending, stranger := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RoleProvider),
+		app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RoleProvider)
+	admin := app.SignUp(t, domain.RoleAdmin)
+	mustSend(t, admin, caller.ID, "write to me about anything") // an admin is outside a provider's directory
+	imageID := sharedImage(t, owner, patient.ID)
+	for _, p := range []*apptest.Person{caller, holder} {
+		shareID, code := share(t, app, owner, p, imageID, nil)
+		if r := verify(t, p, shareID, code); r.Status != http.StatusOK {
+			t.Fatalf("verify: %d %s", r.Status, r.Raw)
+		}
+	}
+	share(t, app, owner, pending, imageID, nil) // not verified
+	attach := func(from *apptest.Person, to, image string) *apptest.Response {
+		t.Helper()
+		return from.Do(t, "POST", "/api/message/send", map[string]any{"recipientId": to, "content": "about this image", "imageId": image})
+	}
+	answer := func(r *apptest.Response) string { return fmt.Sprint(r.Status, " ", r.Message(), " ", r.Body["errors"]) }
+
+	for _, to := range []*apptest.Person{owner, admin} {
+		if r := attach(caller, to.ID, imageID); r.Status != http.StatusCreated {
+			t.Errorf("through a share, for the %s: %d %s", to.Role, r.Status, r.Raw)
+		}
+	}
+	refused := answer(attach(caller, stranger.ID, imageID))
+	if !strings.HasPrefix(refused, "422 Please choose an image you both may see.") {
+		t.Fatalf("through a share, for someone without one: %s", refused)
+	}
+	for name, to := range map[string]*apptest.Person{"a verified share": holder, "a share not verified": pending} {
+		if got := answer(attach(caller, to.ID, imageID)); got != refused {
+			t.Errorf("through a share, for someone with %s: %s; for someone without one: %s", name, got, refused)
+		}
+	}
+	// The caller's own log reads the same for each of them.
+	var reasons []string
+	for _, e := range auditPage(t, caller, "limit=20&action=access_denied").List() {
+		reason := e["reason"].(string)
+		for _, p := range []*apptest.Person{holder, pending, stranger} {
+			reason = strings.ReplaceAll(reason, p.ID, "someone")
+		}
+		reasons = append(reasons, fmt.Sprint(e["recordId"], " ", reason))
+	}
+	if len(reasons) != 3 || reasons[0] != reasons[1] || reasons[1] != reasons[2] {
+		t.Errorf("the caller's refusals:\n%s", strings.Join(reasons, "\n"))
+	}
+
+	// The uploader knows who holds a verified share.
+	if r := attach(owner, holder.ID, imageID); r.Status != http.StatusCreated {
+		t.Errorf("the uploader, for a holder: %d %s", r.Status, r.Raw)
+	}
+	if r := attach(owner, stranger.ID, imageID); answer(r) != refused {
+		t.Errorf("the uploader, for someone without a share: %d %s", r.Status, r.Raw)
+	}
+
+	// An image one does not see and one that does not exist: the same
+	// answer, and the same trace in one's own log.
+	noImage := uuid.NewString()
+	there, absent := attach(stranger, owner.ID, imageID), attach(stranger, owner.ID, noImage)
+	if answer(there) != refused || answer(absent) != refused {
+		t.Errorf("an image the sender does not see: %s; none: %s", answer(there), answer(absent))
+	}
+	trace := map[string]string{}
+	for _, e := range auditPage(t, stranger, "limit=20&action=access_denied").List() {
+		trace[e["recordId"].(string)] = fmt.Sprint(e["tablename"], " ", e["status"], " ", e["reason"])
+	}
+	if trace[imageID] == "" || trace[imageID] != trace[noImage] {
+		t.Errorf("the sender's log: %q about the image, %q about none", trace[imageID], trace[noImage])
+	}
 }

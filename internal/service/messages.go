@@ -37,7 +37,6 @@ type MessageStore interface {
 	HaveExchanged(ctx context.Context, a, b string) (bool, error)
 	Message(ctx context.Context, id string) (domain.Message, error)
 	Image(ctx context.Context, id string) (domain.Image, error)
-	RecipientShare(ctx context.Context, imageID, recipientID string) (domain.Share, error)
 	OpenShares(ctx context.Context, recipientID string, imageIDs []string) ([]domain.Share, error)
 	RolePermissions(ctx context.Context, role string) ([]string, error)
 	MessagesSince(ctx context.Context, userID, after string, window int64, limit int) ([]domain.Message, error)
@@ -168,46 +167,60 @@ func (s *MessageService) writable(ctx context.Context, p *domain.Principal, id s
 		Reason: "message: recipient out of reach"}, errCannotMessage)
 }
 
-// attachment is the image a message is about, which both people must be
-// able to see already (a recipient through a verified share): attaching it
-// grants nothing. Errors: EVALIDATION.
+// attachment is the image a message is about (api.md, Messages). Both
+// people must see it already, so attaching grants nothing, and the sender
+// must already know that the recipient does, so the answer never tells
+// them who else holds a share: one who may open every image or uploaded it
+// may know every share of it; one who sees it through a share knows only
+// its uploader, who shared it with them, and those who may open every
+// image. Every refusal is the same answer, and an image that does not exist
+// is refused as one the sender does not see. Errors: EVALIDATION.
 func (s *MessageService) attachment(ctx context.Context, p *domain.Principal, recipient domain.User, id string, meta domain.RequestMeta) (*domain.MessageImage, error) {
+	denied := Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: auditID(id)}
 	im, err := s.store.Image(ctx, id)
-	if err != nil {
-		return nil, notFound(err, errBadAttachment)
+	if err != nil && domain.ErrorKind(err) != domain.ENOTFOUND {
+		return nil, err
+	}
+	att := domain.MessageImage{ID: im.ID, Caption: im.Caption, UploaderID: im.UploadedBy.ID}
+	var via *domain.Share
+	seen := false
+	if err == nil {
+		if via, seen, err = s.sight(ctx, p, att); err != nil {
+			return nil, err
+		}
+	}
+	if !seen {
+		denied.Reason = "message attachment: not seen by user " + p.User.ID
+		return nil, refuse(ctx, s.store, meta, denied, errBadAttachment)
 	}
 	perms, err := s.store.RolePermissions(ctx, recipient.Role)
 	if err != nil {
 		return nil, err
 	}
-	for _, who := range []*domain.Principal{p, {User: recipient, Permissions: perms}} {
-		ok, err := s.sees(ctx, who, im)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: im.ID,
-				Reason: "message attachment: not seen by user " + who.User.ID}, errBadAttachment)
-		}
+	them := &domain.Principal{User: recipient, Permissions: perms}
+	if via != nil && recipient.ID != att.UploaderID && recipient.ID != via.SharedBy.ID && !them.Can(domain.PermImagesReadAll) {
+		denied.Reason = "message attachment: whether user " + recipient.ID + " sees it is not the sender's to know"
+		return nil, refuse(ctx, s.store, meta, denied, errBadAttachment)
 	}
-	return &domain.MessageImage{ID: im.ID, Caption: im.Caption, UploaderID: im.UploadedBy.ID}, nil
+	if _, seen, err = s.sight(ctx, them, att); err != nil {
+		return nil, err
+	}
+	if !seen {
+		denied.Reason = "message attachment: not seen by user " + recipient.ID
+		return nil, refuse(ctx, s.store, meta, denied, errBadAttachment)
+	}
+	return &att, nil
 }
 
-// sees reports whether who may see im now: whoever may open every image
-// (images:read-all), its uploader, or the recipient of a verified share of
-// it that is still open.
-func (s *MessageService) sees(ctx context.Context, who *domain.Principal, im domain.Image) (bool, error) {
-	if who.Can(domain.PermImagesReadAll) || im.UploadedBy.ID == who.User.ID {
-		return true, nil
-	}
-	sh, err := s.store.RecipientShare(ctx, im.ID, who.User.ID)
-	if domain.ErrorKind(err) == domain.ENOTFOUND {
-		return false, nil
-	}
+// sight is sights for one image: whether who may see it now, and through
+// which share.
+func (s *MessageService) sight(ctx context.Context, who *domain.Principal, im domain.MessageImage) (*domain.Share, bool, error) {
+	seen, err := s.sights(ctx, who, []domain.MessageImage{im})
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
-	return sh.Status(s.now()) == domain.ShareVerified, nil
+	via, ok := seen[im.ID]
+	return via, ok, nil
 }
 
 // sights returns which of images who may see now, each with the share it
