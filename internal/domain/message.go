@@ -20,10 +20,16 @@ type Message struct {
 	Seq int64
 }
 
-// MessageImage is the image a message is about ("Discuss this image").
+// MessageImage is the image a message is about ("Discuss this image"), as
+// the message's reader may see it now. An image the reader may no longer
+// see (a share revoked or expired, the image deleted) is only Unavailable:
+// neither its id nor its caption (api.md, Messages).
 type MessageImage struct {
 	ID      string
 	Caption string
+	// UploaderID is who uploaded the image (who always sees it).
+	UploaderID  string
+	Unavailable bool
 }
 
 // Chat is one row of a person's chat list: the other person, the newest

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/apptest"
@@ -346,6 +348,79 @@ func TestAuditExport(t *testing.T) {
 	for _, row := range mine[1:] {
 		if row[4] != provider.Username && row[4] != "" {
 			t.Errorf("a provider's export holds another's action: %q", row)
+		}
+	}
+}
+
+// TestRefusalsReadTheSameWhetherOrNotTheIDExists: asking for an image, a
+// share or a person out of one's reach leaves the same trace in one's own
+// audit log whether or not the id names anything (api.md "Audit log"), so
+// the log cannot serve to find which ids exist. Each refusal is recorded:
+// the answers are alike too.
+func TestRefusalsReadTheSameWhetherOrNotTheIDExists(t *testing.T) {
+	t.Parallel()
+	app := apptest.New(t)
+	owner, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+	caller := app.SignUp(t, domain.RoleProvider)              // a provider reads their own actions
+	admin := app.SignUp(t, domain.RoleAdmin)                  // outside a provider's directory
+	imageID := sharedImage(t, owner, patient.ID)              // someone else's image
+	shareID, _ := share(t, app, owner, patient, imageID, nil) // someone else's share
+
+	noImage, noShare, nobody := uuid.NewString(), uuid.NewString(), uuid.NewString()
+	missing := map[string]string{imageID: noImage, shareID: noShare, admin.ID: nobody}
+	probes := []struct {
+		name     string
+		existing string
+		ask      func(id string) *apptest.Response
+	}{
+		{"an image", imageID, func(id string) *apptest.Response {
+			return caller.Do(t, "GET", "/api/upload/image/"+id, nil)
+		}},
+		{"an image, its id in capitals", imageID, func(id string) *apptest.Response {
+			return caller.Do(t, "GET", "/api/upload/image/"+strings.ToUpper(id), nil)
+		}},
+		{"an image's contents", imageID, func(id string) *apptest.Response {
+			return caller.Do(t, "GET", "/api/upload/image/"+id+"/content", nil)
+		}},
+		{"deleting an image", imageID, func(id string) *apptest.Response {
+			return caller.Do(t, "DELETE", "/api/upload/image/"+id, nil)
+		}},
+		{"sharing an image", imageID, func(id string) *apptest.Response {
+			return caller.Do(t, "POST", "/api/sharing/request", map[string]any{"imagemetadataId": id, "createdfor": patient.ID})
+		}},
+		{"revoking a share", shareID, func(id string) *apptest.Response {
+			return caller.Do(t, "DELETE", "/api/sharing/"+id, nil)
+		}},
+		{"reading a conversation", admin.ID, func(id string) *apptest.Response {
+			return caller.Do(t, "GET", "/api/message/chat/"+id, nil)
+		}},
+		{"writing to a person", admin.ID, func(id string) *apptest.Response {
+			return send(t, caller, id, "hello")
+		}},
+	}
+	for _, p := range probes {
+		there, absent := p.ask(p.existing), p.ask(missing[p.existing])
+		if there.Status != absent.Status || there.Message() != absent.Message() || there.Status < 400 {
+			t.Errorf("%s: %d %q for an existing id, %d %q for a missing one", p.name, there.Status, there.Message(), absent.Status, absent.Message())
+		}
+	}
+
+	// The caller's own log: the entries about each existing id read as
+	// those about the missing one.
+	entries := auditPage(t, caller, "limit=20&action=access_denied").List()
+	trace := func(id string) []string {
+		var out []string
+		for _, e := range entries {
+			if e["recordId"] == id {
+				out = append(out, fmt.Sprint(e["actiontype"], " ", e["tablename"], " ", e["status"], " ", e["reason"]))
+			}
+		}
+		return out
+	}
+	for existing, absent := range missing {
+		there, gone := trace(existing), trace(absent)
+		if len(there) == 0 || strings.Join(there, "\n") != strings.Join(gone, "\n") {
+			t.Errorf("the caller's log about %s:\n%s\nabout a missing id:\n%s", existing, strings.Join(there, "\n"), strings.Join(gone, "\n"))
 		}
 	}
 }

@@ -29,16 +29,23 @@ type messageJSON struct {
 	Image       *messageImageJSON `json:"image"`
 }
 
+// messageImageJSON is the image a message is about: its id and caption
+// while the reader may see it, else only that it is not available.
 type messageImageJSON struct {
-	ID      string `json:"id"`
-	Caption string `json:"caption"`
+	Available bool    `json:"available"`
+	ID        *string `json:"id,omitempty"`
+	Caption   *string `json:"caption,omitempty"`
 }
 
 func toMessageJSON(m domain.Message) messageJSON {
 	out := messageJSON{ID: m.ID, SenderID: m.SenderID, RecipientID: m.RecipientID, Content: m.Content,
 		CreatedAt: m.CreatedAt.UTC(), ReadAt: utcPtr(m.ReadAt)}
-	if m.Image != nil {
-		out.Image = &messageImageJSON{ID: m.Image.ID, Caption: m.Image.Caption}
+	switch {
+	case m.Image == nil:
+	case m.Image.Unavailable:
+		out.Image = &messageImageJSON{}
+	default:
+		out.Image = &messageImageJSON{Available: true, ID: &m.Image.ID, Caption: &m.Image.Caption}
 	}
 	return out
 }

@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"os/exec"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/testutil"
@@ -300,4 +305,193 @@ func TestMessagesThrottle(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustSend(t, provider, patient.ID, "a minute later")
+}
+
+// TestAttachmentAfterAccessEnds: once its reader may no longer see the
+// image (the share revoked or expired, the image deleted), a message about
+// it shows only that the image is no longer available, without its id or
+// caption, wherever the message is read: the conversation, the chat list,
+// the stream's replay, and a live event of it that arrives afterwards (as a
+// notice from another instance may). Whoever still sees the image still
+// sees its caption.
+func TestAttachmentAfterAccessEnds(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		end  func(t *testing.T, app *apptest.App, provider *apptest.Person, imageID, shareID string)
+		// uploaderSees: the provider who uploaded the image still sees it.
+		uploaderSees bool
+	}{
+		{"revoked", func(t *testing.T, _ *apptest.App, provider *apptest.Person, _, shareID string) {
+			if r := provider.Do(t, "DELETE", "/api/sharing/"+shareID, nil); r.Status != http.StatusOK {
+				t.Fatalf("revoke: %d %s", r.Status, r.Raw)
+			}
+		}, true},
+		{"expired", func(t *testing.T, app *apptest.App, _ *apptest.Person, _, _ string) {
+			app.Clock.Shift(61 * time.Minute) // past the share's hour
+		}, true},
+		{"image deleted", func(t *testing.T, _ *apptest.App, provider *apptest.Person, imageID, _ string) {
+			if r := provider.Do(t, "DELETE", "/api/upload/image/"+imageID, nil); r.Status != http.StatusOK {
+				t.Fatalf("delete: %d %s", r.Status, r.Raw)
+			}
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			app := apptest.New(t)
+			provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+			const caption = "Scan kneecap-7731.jpg"
+			r := upload(t, provider, patient.ID, "kneecap-7731.jpg", jpegBytes(t))
+			if r.Status != http.StatusCreated {
+				t.Fatalf("upload: %d %s", r.Status, r.Raw)
+			}
+			imageID := r.Data()["id"].(string)
+			shareID, code := share(t, app, provider, patient, imageID, map[string]any{"expiresInHours": 1})
+			if r := verify(t, patient, shareID, code); r.Status != http.StatusOK {
+				t.Fatalf("verify: %d %s", r.Status, r.Raw)
+			}
+			before := mustSend(t, provider, patient.ID, "your scan is ready")["id"].(string)
+			r = provider.Do(t, "POST", "/api/message/send", map[string]any{"recipientId": patient.ID, "content": "about this one", "imageId": imageID})
+			if r.Status != http.StatusCreated {
+				t.Fatalf("attach: %d %s", r.Status, r.Raw)
+			}
+			about := r.Data()["id"].(string)
+			available := map[string]any{"available": true, "id": imageID, "caption": caption}
+			if got := imageOf(patient.Do(t, "GET", "/api/message/chat/"+provider.ID, nil).List(), about); !reflect.DeepEqual(got, available) {
+				t.Fatalf("the attachment while the share is open: %v", got)
+			}
+
+			c.end(t, app, provider, imageID, shareID)
+			patient.SignIn(t) // the clock may have moved past the access token
+			provider.SignIn(t)
+
+			gone := map[string]any{"available": false}
+			conv := patient.Do(t, "GET", "/api/message/chat/"+provider.ID, nil)
+			if got := imageOf(conv.List(), about); !reflect.DeepEqual(got, gone) || strings.Contains(string(conv.Raw), "kneecap") {
+				t.Errorf("the patient's conversation: %s", conv.Raw)
+			}
+			if chats := patient.Do(t, "GET", "/api/message/chat-list", nil); chats.Status != http.StatusOK || strings.Contains(string(chats.Raw), "kneecap") {
+				t.Errorf("the patient's chat list: %d %s", chats.Status, chats.Raw)
+			}
+			want := gone
+			if c.uploaderSees {
+				want = available
+			}
+			if got := imageOf(provider.Do(t, "GET", "/api/message/chat/"+patient.ID, nil).List(), about); !reflect.DeepEqual(got, want) {
+				t.Errorf("the uploader's conversation: %v, want %v", got, want)
+			}
+
+			// The stream: the replay after a reconnect, then the same
+			// message's notice arriving live.
+			_, events := openStream(t, app, patient, before)
+			streamed := func(how string) {
+				t.Helper()
+				for {
+					ev := next(t, events, "message")
+					if ev.ID != about {
+						continue
+					}
+					if !reflect.DeepEqual(ev.Data["image"], gone) || strings.Contains(fmt.Sprint(ev.Data), "kneecap") {
+						t.Errorf("%s: %v", how, ev.Data)
+					}
+					return
+				}
+			}
+			streamed("replayed")
+			if _, err := app.DB.Pool.Exec(context.Background(), "SELECT pg_notify('medishare_events', $1)", "message:"+about); err != nil {
+				t.Fatal(err)
+			}
+			streamed("live")
+		})
+	}
+}
+
+// imageOf is the image of the message id among msgs.
+func imageOf(msgs []map[string]any, id string) any {
+	for _, m := range msgs {
+		if m["id"] == id {
+			return m["image"]
+		}
+	}
+	return "no such message"
+}
+
+// TestAttachingTellsNothingOfOthersShares: someone who sees an image
+// through a share may attach it for its uploader, who shared it with them,
+// or an admin, whom they know to see it; for anyone else the answer is the
+// same refusal whether or not that person holds a verified share, so it
+// never tells them who else does (api.md, Messages). The uploader may know
+// every share of their image and is answered as before. An image that
+// does not exist is refused, and recorded, like one the sender does not see.
+func TestAttachingTellsNothingOfOthersShares(t *testing.T) {
+	t.Parallel()
+	app := apptest.New(t)
+	owner, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+	caller, holder, pending, stranger := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RoleProvider),
+		app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RoleProvider)
+	admin := app.SignUp(t, domain.RoleAdmin)
+	mustSend(t, admin, caller.ID, "write to me about anything") // an admin is outside a provider's directory
+	imageID := sharedImage(t, owner, patient.ID)
+	for _, p := range []*apptest.Person{caller, holder} {
+		shareID, code := share(t, app, owner, p, imageID, nil)
+		if r := verify(t, p, shareID, code); r.Status != http.StatusOK {
+			t.Fatalf("verify: %d %s", r.Status, r.Raw)
+		}
+	}
+	share(t, app, owner, pending, imageID, nil) // not verified
+	attach := func(from *apptest.Person, to, image string) *apptest.Response {
+		t.Helper()
+		return from.Do(t, "POST", "/api/message/send", map[string]any{"recipientId": to, "content": "about this image", "imageId": image})
+	}
+	answer := func(r *apptest.Response) string { return fmt.Sprint(r.Status, " ", r.Message(), " ", r.Body["errors"]) }
+
+	for _, to := range []*apptest.Person{owner, admin} {
+		if r := attach(caller, to.ID, imageID); r.Status != http.StatusCreated {
+			t.Errorf("through a share, for the %s: %d %s", to.Role, r.Status, r.Raw)
+		}
+	}
+	refused := answer(attach(caller, stranger.ID, imageID))
+	if !strings.HasPrefix(refused, "422 Please choose an image you both may see.") {
+		t.Fatalf("through a share, for someone without one: %s", refused)
+	}
+	for name, to := range map[string]*apptest.Person{"a verified share": holder, "a share not verified": pending} {
+		if got := answer(attach(caller, to.ID, imageID)); got != refused {
+			t.Errorf("through a share, for someone with %s: %s; for someone without one: %s", name, got, refused)
+		}
+	}
+	// The caller's own log reads the same for each of them.
+	var reasons []string
+	for _, e := range auditPage(t, caller, "limit=20&action=access_denied").List() {
+		reason := e["reason"].(string)
+		for _, p := range []*apptest.Person{holder, pending, stranger} {
+			reason = strings.ReplaceAll(reason, p.ID, "someone")
+		}
+		reasons = append(reasons, fmt.Sprint(e["recordId"], " ", reason))
+	}
+	if len(reasons) != 3 || reasons[0] != reasons[1] || reasons[1] != reasons[2] {
+		t.Errorf("the caller's refusals:\n%s", strings.Join(reasons, "\n"))
+	}
+
+	// The uploader knows who holds a verified share.
+	if r := attach(owner, holder.ID, imageID); r.Status != http.StatusCreated {
+		t.Errorf("the uploader, for a holder: %d %s", r.Status, r.Raw)
+	}
+	if r := attach(owner, stranger.ID, imageID); answer(r) != refused {
+		t.Errorf("the uploader, for someone without a share: %d %s", r.Status, r.Raw)
+	}
+
+	// An image one does not see and one that does not exist: the same
+	// answer, and the same trace in one's own log.
+	noImage := uuid.NewString()
+	there, absent := attach(stranger, owner.ID, imageID), attach(stranger, owner.ID, noImage)
+	if answer(there) != refused || answer(absent) != refused {
+		t.Errorf("an image the sender does not see: %s; none: %s", answer(there), answer(absent))
+	}
+	trace := map[string]string{}
+	for _, e := range auditPage(t, stranger, "limit=20&action=access_denied").List() {
+		trace[e["recordId"].(string)] = fmt.Sprint(e["tablename"], " ", e["status"], " ", e["reason"])
+	}
+	if trace[imageID] == "" || trace[imageID] != trace[noImage] {
+		t.Errorf("the sender's log: %q about the image, %q about none", trace[imageID], trace[noImage])
+	}
 }

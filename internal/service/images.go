@@ -311,19 +311,26 @@ func (s *ImageService) Get(ctx context.Context, p *domain.Principal, id string, 
 }
 
 // reach finds an image the caller may see, unsealed; a refusal is recorded.
+// An image that does not exist is refused, and recorded, as one the caller
+// may not see: their own audit log must not tell the two apart.
 // Errors: ENOTFOUND.
 func (s *ImageService) reach(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (domain.Image, error) {
 	im, err := s.store.Image(ctx, id)
-	if err != nil {
-		return domain.Image{}, notFound(err, errImageNotFound)
+	if err != nil && domain.ErrorKind(err) != domain.ENOTFOUND {
+		return domain.Image{}, err
 	}
-	if readAll := p.Can(domain.PermImagesReadAll); readAll || im.UploadedBy.ID == p.User.ID {
+	found := err == nil
+	if readAll := p.Can(domain.PermImagesReadAll); found && (readAll || im.UploadedBy.ID == p.User.ID) {
 		im.ReadAll = readAll
 		return im, nil
 	}
-	denied := Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: id}
+	denied := Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: auditID(id)}
 	if !p.Can(domain.PermImagesViewShared) {
 		denied.Reason = "not the uploader"
+		return domain.Image{}, refuse(ctx, s.store, meta, denied, errImageNotFound)
+	}
+	if !found {
+		denied.Reason = "not the uploader, no open share"
 		return domain.Image{}, refuse(ctx, s.store, meta, denied, errImageNotFound)
 	}
 	sh, err := s.store.RecipientShare(ctx, im.ID, p.User.ID)

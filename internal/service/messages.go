@@ -37,7 +37,7 @@ type MessageStore interface {
 	HaveExchanged(ctx context.Context, a, b string) (bool, error)
 	Message(ctx context.Context, id string) (domain.Message, error)
 	Image(ctx context.Context, id string) (domain.Image, error)
-	RecipientShare(ctx context.Context, imageID, recipientID string) (domain.Share, error)
+	OpenShares(ctx context.Context, recipientID string, imageIDs []string) ([]domain.Share, error)
 	RolePermissions(ctx context.Context, role string) ([]string, error)
 	MessagesSince(ctx context.Context, userID, after string, window int64, limit int) ([]domain.Message, error)
 	// Notify tells every instance (and, in a transaction, at its commit).
@@ -139,74 +139,147 @@ func (s *MessageService) Send(ctx context.Context, p *domain.Principal, req Send
 
 // writable finds the recipient of a new message: reachable (active, and
 // no provider waiting for approval), and in the sender's directory or
-// someone who has written to the sender. Whoever is not reachable gets the
-// answer of an unknown id, with no entry that names them: a provider
-// waiting for approval stays unknown to everyone but admins.
+// someone who has written to the sender. Nobody, someone unreachable and a
+// person out of reach are refused, and recorded, alike: the sender's own
+// audit log must not tell them apart, and a provider waiting for approval
+// stays unknown to everyone but admins.
 func (s *MessageService) writable(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (domain.User, error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return domain.User{}, errCannotMessage
 	}
 	u, err := s.store.UserByID(ctx, id)
-	if err != nil {
-		return domain.User{}, notFound(err, errCannotMessage)
-	}
-	if !u.Reachable() {
-		return domain.User{}, errCannotMessage
-	}
-	if inDirectory(p, u) {
-		return u, nil
-	}
-	wrote, err := s.store.HasWritten(ctx, u.ID, p.User.ID)
-	if err != nil {
+	if err != nil && domain.ErrorKind(err) != domain.ENOTFOUND {
 		return domain.User{}, err
 	}
-	if !wrote {
-		return domain.User{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableUsers, RecordID: u.ID,
-			Reason: "message: recipient out of reach"}, errCannotMessage)
+	if err == nil && u.Reachable() {
+		if inDirectory(p, u) {
+			return u, nil
+		}
+		wrote, err := s.store.HasWritten(ctx, u.ID, p.User.ID)
+		if err != nil {
+			return domain.User{}, err
+		}
+		if wrote {
+			return u, nil
+		}
 	}
-	return u, nil
+	return domain.User{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableUsers, RecordID: auditID(id),
+		Reason: "message: recipient out of reach"}, errCannotMessage)
 }
 
-// attachment is the image a message is about, which both people must be
-// able to see already (a recipient through a verified share): attaching it
-// grants nothing. Errors: EVALIDATION.
+// attachment is the image a message is about (api.md, Messages). Both
+// people must see it already, so attaching grants nothing, and the sender
+// must already know that the recipient does, so the answer never tells
+// them who else holds a share: one who may open every image or uploaded it
+// may know every share of it; one who sees it through a share knows only
+// its uploader, who shared it with them, and those who may open every
+// image. Every refusal is the same answer, and an image that does not exist
+// is refused as one the sender does not see. Errors: EVALIDATION.
 func (s *MessageService) attachment(ctx context.Context, p *domain.Principal, recipient domain.User, id string, meta domain.RequestMeta) (*domain.MessageImage, error) {
+	denied := Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: auditID(id)}
 	im, err := s.store.Image(ctx, id)
-	if err != nil {
-		return nil, notFound(err, errBadAttachment)
+	if err != nil && domain.ErrorKind(err) != domain.ENOTFOUND {
+		return nil, err
+	}
+	att := domain.MessageImage{ID: im.ID, Caption: im.Caption, UploaderID: im.UploadedBy.ID}
+	var via *domain.Share
+	seen := false
+	if err == nil {
+		if via, seen, err = s.sight(ctx, p, att); err != nil {
+			return nil, err
+		}
+	}
+	if !seen {
+		denied.Reason = "message attachment: not seen by user " + p.User.ID
+		return nil, refuse(ctx, s.store, meta, denied, errBadAttachment)
 	}
 	perms, err := s.store.RolePermissions(ctx, recipient.Role)
 	if err != nil {
 		return nil, err
 	}
-	for _, who := range []*domain.Principal{p, {User: recipient, Permissions: perms}} {
-		ok, err := s.sees(ctx, who, im)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: im.ID,
-				Reason: "message attachment: not seen by user " + who.User.ID}, errBadAttachment)
-		}
+	them := &domain.Principal{User: recipient, Permissions: perms}
+	if via != nil && recipient.ID != att.UploaderID && recipient.ID != via.SharedBy.ID && !them.Can(domain.PermImagesReadAll) {
+		denied.Reason = "message attachment: whether user " + recipient.ID + " sees it is not the sender's to know"
+		return nil, refuse(ctx, s.store, meta, denied, errBadAttachment)
 	}
-	return &domain.MessageImage{ID: im.ID, Caption: im.Caption}, nil
+	if _, seen, err = s.sight(ctx, them, att); err != nil {
+		return nil, err
+	}
+	if !seen {
+		denied.Reason = "message attachment: not seen by user " + recipient.ID
+		return nil, refuse(ctx, s.store, meta, denied, errBadAttachment)
+	}
+	return &att, nil
 }
 
-// sees reports whether who may see im now: whoever may open every image
-// (images:read-all), its uploader, or the recipient of a verified share of
-// it that is still open.
-func (s *MessageService) sees(ctx context.Context, who *domain.Principal, im domain.Image) (bool, error) {
-	if who.Can(domain.PermImagesReadAll) || im.UploadedBy.ID == who.User.ID {
-		return true, nil
-	}
-	sh, err := s.store.RecipientShare(ctx, im.ID, who.User.ID)
-	if domain.ErrorKind(err) == domain.ENOTFOUND {
-		return false, nil
-	}
+// sight is sights for one image: whether who may see it now, and through
+// which share.
+func (s *MessageService) sight(ctx context.Context, who *domain.Principal, im domain.MessageImage) (*domain.Share, bool, error) {
+	seen, err := s.sights(ctx, who, []domain.MessageImage{im})
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
-	return sh.Status(s.now()) == domain.ShareVerified, nil
+	via, ok := seen[im.ID]
+	return via, ok, nil
+}
+
+// sights returns which of images who may see now, each with the share it
+// is seen through: whoever may open every image and its uploader (no
+// share), or, with images:view-shared, the recipient of a verified share
+// of it that is still open (what ImageService.Get opens to them).
+func (s *MessageService) sights(ctx context.Context, who *domain.Principal, images []domain.MessageImage) (map[string]*domain.Share, error) {
+	seen := map[string]*domain.Share{}
+	var shared []string
+	for _, im := range images {
+		switch {
+		case who.Can(domain.PermImagesReadAll) || im.UploaderID == who.User.ID:
+			seen[im.ID] = nil
+		case who.Can(domain.PermImagesViewShared):
+			shared = append(shared, im.ID)
+		}
+	}
+	if len(shared) == 0 {
+		return seen, nil
+	}
+	shares, err := s.store.OpenShares(ctx, who.User.ID, shared)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	for i := range shares {
+		if shares[i].Opens(now) {
+			seen[shares[i].ImageID] = &shares[i]
+		}
+	}
+	return seen, nil
+}
+
+// showAttachments leaves on msgs only what reader may see of their images
+// now: an image they may no longer see (a share revoked or expired, the
+// image deleted) is only Unavailable, without its id or caption, in every
+// place a message is read (api.md, Messages).
+func (s *MessageService) showAttachments(ctx context.Context, reader *domain.Principal, msgs []domain.Message) error {
+	var images []domain.MessageImage
+	for _, m := range msgs {
+		if m.Image != nil && !m.Image.Unavailable {
+			images = append(images, *m.Image)
+		}
+	}
+	if len(images) == 0 {
+		return nil
+	}
+	seen, err := s.sights(ctx, reader, images)
+	if err != nil {
+		return err
+	}
+	for i := range msgs {
+		if im := msgs[i].Image; im != nil {
+			if _, ok := seen[im.ID]; !ok || im.Unavailable {
+				msgs[i].Image = &domain.MessageImage{Unavailable: true}
+			}
+		}
+	}
+	return nil
 }
 
 // inDirectory reports whether u is listed in the caller's directory by
@@ -253,6 +326,9 @@ func (s *MessageService) Conversation(ctx context.Context, p *domain.Principal, 
 			return nil, false, err
 		}
 	}
+	if err := s.showAttachments(ctx, p, page); err != nil {
+		return nil, false, err
+	}
 	return page, more, nil
 }
 
@@ -269,26 +345,25 @@ func (s *MessageService) open(m *domain.Message) error {
 
 // readable checks that the caller may read their conversation with id:
 // the person is in their directory, or they have exchanged messages.
+// Nobody and a person out of reach (a provider waiting for approval too)
+// are refused, and recorded, alike.
 func (s *MessageService) readable(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) error {
 	if _, err := uuid.Parse(id); err != nil || id == p.User.ID {
 		return errNoSuchChat
 	}
 	u, err := s.store.UserByID(ctx, id)
-	if err != nil {
-		return notFound(err, errNoSuchChat)
+	if err != nil && domain.ErrorKind(err) != domain.ENOTFOUND {
+		return err
 	}
-	if inDirectory(p, u) {
+	if err == nil && inDirectory(p, u) {
 		return nil
 	}
 	exchanged, err := s.store.HaveExchanged(ctx, p.User.ID, id)
 	if err != nil {
 		return err
 	}
-	if !exchanged && u.AwaitingApproval {
-		return errNoSuchChat // unknown to the caller: no entry names them (writable)
-	}
 	if !exchanged {
-		return refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableUsers, RecordID: id, Reason: "messages: person out of reach"}, errNoSuchChat)
+		return refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableUsers, RecordID: auditID(id), Reason: "messages: person out of reach"}, errNoSuchChat)
 	}
 	return nil
 }

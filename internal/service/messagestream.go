@@ -56,6 +56,8 @@ type StreamEvent struct {
 type Subscription struct {
 	id     string // its lease's
 	userID string
+	// reader is who opened the stream: what its events may show them.
+	reader *domain.Principal
 	hub    *hub
 	// release gives up the lease; nil until the lease is held.
 	release func()
@@ -92,16 +94,17 @@ var (
 	errStreamsBusy    = &domain.Error{Kind: domain.EUNAVAILABLE, Message: "The server is busy. Please try again shortly."}
 )
 
-func (h *hub) add(userID string) (*Subscription, error) {
+func (h *hub) add(reader *domain.Principal) (*Subscription, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	userID := reader.User.ID
 	if len(h.subs[userID]) >= streamsPerUser {
 		return nil, errTooManyStreams
 	}
 	if h.total >= streamsPerInstance {
 		return nil, errStreamsBusy
 	}
-	s := &Subscription{id: uuid.NewString(), userID: userID, hub: h, Events: make(chan StreamEvent, streamBuffer), Resync: make(chan struct{}, 1)}
+	s := &Subscription{id: uuid.NewString(), userID: userID, reader: reader, hub: h, Events: make(chan StreamEvent, streamBuffer), Resync: make(chan struct{}, 1)}
 	if h.subs[userID] == nil {
 		h.subs[userID] = map[*Subscription]bool{}
 	}
@@ -120,6 +123,17 @@ func (h *hub) remove(s *Subscription) {
 			delete(h.subs, s.userID)
 		}
 	}
+}
+
+// reader returns who holds the streams of userID on this instance (nil
+// when none is open here).
+func (h *hub) reader(userID string) *domain.Principal {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs[userID] {
+		return s.reader
+	}
+	return nil
 }
 
 // send gives ev to every stream of userID; a stream whose buffer is full
@@ -176,7 +190,7 @@ func readNotice(reader, sender string, at time.Time) string {
 // Errors: ETHROTTLED (too many of the caller's), EUNAVAILABLE (too many
 // on this instance, or the database is down).
 func (s *MessageService) Subscribe(ctx context.Context, p *domain.Principal) (*Subscription, error) {
-	sub, err := s.hub.add(p.User.ID)
+	sub, err := s.hub.add(p)
 	if err != nil {
 		return nil, err
 	}
@@ -232,9 +246,19 @@ func (s *MessageService) Deliver(payload string) {
 			slog.Warn("delivering a message event", "message", rest, "err", err)
 			return
 		}
-		ev := StreamEvent{Kind: "message", Message: m}
-		s.hub.send(m.SenderID, ev)
-		s.hub.send(m.RecipientID, ev)
+		// Each of the two gets what they may see of its image (showAttachments).
+		for _, userID := range []string{m.SenderID, m.RecipientID} {
+			reader := s.hub.reader(userID)
+			if reader == nil {
+				continue
+			}
+			shown := []domain.Message{m}
+			if err := s.showAttachments(ctx, reader, shown); err != nil {
+				slog.Warn("delivering a message event", "message", rest, "err", err)
+				continue
+			}
+			s.hub.send(userID, StreamEvent{Kind: "message", Message: shown[0]})
+		}
 	case "read":
 		parts := strings.Split(rest, ":")
 		if len(parts) != 3 {
@@ -272,6 +296,9 @@ func (s *MessageService) Replay(ctx context.Context, p *domain.Principal, after 
 		if err := s.open(&msgs[i]); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.showAttachments(ctx, p, msgs); err != nil {
+		return nil, err
 	}
 	return msgs, nil
 }

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/medishare/medishare/internal/domain"
 )
 
@@ -75,6 +77,18 @@ func refuse(ctx context.Context, w AuditWriter, meta domain.RequestMeta, e Event
 	e.Action, e.Success = domain.ActionAccessDenied, false
 	_ = record(ctx, w, meta, e)
 	return err
+}
+
+// auditID is the id a caller asked for as an audit entry records it: in
+// its one canonical form, so that the entry reads the same whether or not
+// it names anything, and empty when it is no id at all (whatever a caller
+// typed stays out of the log).
+func auditID(id string) string {
+	u, err := uuid.Parse(id)
+	if err != nil {
+		return ""
+	}
+	return u.String()
 }
 
 // require refuses a caller without the permission, with err.

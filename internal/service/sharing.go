@@ -112,12 +112,14 @@ func (s *SharingService) Share(ctx context.Context, p *domain.Principal, req Sha
 	if err != nil {
 		return domain.Share{}, err
 	}
+	// An image that does not exist is refused, and recorded, as one the
+	// caller may not share: their own audit log must not tell the two apart.
 	im, err := s.store.Image(ctx, req.ImageID)
-	if err != nil {
-		return domain.Share{}, notFound(err, errImageNotFound)
+	if err != nil && domain.ErrorKind(err) != domain.ENOTFOUND {
+		return domain.Share{}, err
 	}
-	if !p.Manages(im, domain.PermImagesShare) {
-		return domain.Share{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: im.ID, Reason: "share: not the uploader"}, errImageNotFound)
+	if err != nil || !p.Manages(im, domain.PermImagesShare) {
+		return domain.Share{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: auditID(req.ImageID), Reason: "share: not the uploader"}, errImageNotFound)
 	}
 	recipient, err := s.recipient(ctx, p, req.RecipientID)
 	if err != nil {
@@ -282,15 +284,6 @@ func (s *SharingService) whyNotOpen(ctx context.Context, p *domain.Principal, sh
 	}
 }
 
-// auditID keeps whatever a caller typed as an id out of the audit log unless
-// it is a well-formed id.
-func auditID(id string) string {
-	if _, err := uuid.Parse(id); err != nil {
-		return ""
-	}
-	return id
-}
-
 // shareExpiryLogger is what logShareExpiry needs.
 type shareExpiryLogger interface {
 	Transactor
@@ -315,15 +308,15 @@ func logShareExpiry(ctx context.Context, store shareExpiryLogger, sh domain.Shar
 // Errors: ENOTFOUND, EFORBIDDEN (the recipient).
 func (s *SharingService) Revoke(ctx context.Context, p *domain.Principal, shareID string, meta domain.RequestMeta) error {
 	sh, err := s.store.Share(ctx, shareID)
-	denied := Event{Actor: p.User.ID, Table: domain.TableShares, RecordID: auditID(shareID)}
+	// A share that does not exist is refused, and recorded, as one the
+	// caller did not make: their own audit log must not tell the two apart.
+	denied := Event{Actor: p.User.ID, Table: domain.TableShares, RecordID: auditID(shareID), Reason: "revoke: not the sharer"}
 	if domain.ErrorKind(err) == domain.ENOTFOUND {
-		denied.Reason = "revoke: no such share"
 		return refuse(ctx, s.store, meta, denied, errShareNotFound)
 	} else if err != nil {
 		return err
 	}
 	if sh.SharedBy.ID != p.User.ID && !p.Can(domain.PermImagesManageAll) {
-		denied.Reason = "revoke: not the sharer"
 		if sh.SharedWith.ID == p.User.ID {
 			return refuse(ctx, s.store, meta, denied, forbidden("Only the sender or an admin can revoke a share."))
 		}

@@ -1,7 +1,10 @@
 import { expect, test } from '@playwright/test';
 import { expectAccessible } from './support/a11y';
 import { createVerifiedUser, newUser, signIn, uniqueId } from './support/accounts';
+import { apiSignIn, bearer } from './support/api';
 import { demoAccount } from './support/demo';
+import { makeJpeg } from './support/files';
+import { waitForMail } from './support/mailbox';
 
 // Messaging against the real server: the demo provider writes to a new
 // patient, who reads it on a phone-sized screen as it arrives (no reload),
@@ -73,5 +76,55 @@ test.describe('messages', () => {
     } finally {
       await patientContext.close();
     }
+  });
+
+  test('a message about an image shows it while the share is open, then only that it is no longer available', async ({ page }) => {
+    const patient = await createVerifiedUser(page.request, newUser());
+    const patientSession = await apiSignIn(page.request, patient);
+    const provider = await apiSignIn(page.request, await demoAccount('healthProvider'));
+    const caption = `Knee ${uniqueId()}`;
+
+    // Set up through the API: an image of the patient, shared with them and
+    // verified, and a message about it.
+    const upload = await page.request.post('/api/upload/image', {
+      headers: bearer(provider),
+      multipart: { caption, patientId: patientSession.userId, file: await makeJpeg(page, 'Knee', 'knee.jpg') },
+    });
+    expect(upload.status(), await upload.text()).toBe(201);
+    const imageId = ((await upload.json()) as { data: { id: string } }).data.id;
+    const since = Date.now();
+    const shared = await page.request.post('/api/sharing/request', {
+      headers: bearer(provider),
+      data: { imagemetadataId: imageId, createdfor: patientSession.userId },
+    });
+    expect(shared.status(), await shared.text()).toBe(201);
+    const mail = await waitForMail(patient.email, 'A medical image was shared with you on MediShare', { since });
+    const sharingRequestId = /^Sharing id: ([0-9a-f-]{36})\s*$/im.exec(mail.body)?.[1];
+    const verificationCode = /^Code: (\d{6})\s*$/im.exec(mail.body)?.[1];
+    const verified = await page.request.post('/api/sharing/verify', {
+      headers: bearer(patientSession),
+      data: { sharingRequestId, verificationCode },
+    });
+    expect(verified.status(), await verified.text()).toBe(200);
+    const sent = await page.request.post('/api/message/send', {
+      headers: bearer(provider),
+      data: { recipientId: patientSession.userId, content: 'About your knee', imageId },
+    });
+    expect(sent.status(), await sent.text()).toBe(201);
+
+    await signIn(page, patient);
+    await page.goto(`/messages?with=${provider.userId}`);
+    const conversation = page.getByLabel(/^Messages with /);
+    await expect(conversation.getByRole('link', { name: `Attached image: ${caption}` })).toBeVisible();
+
+    // Revoked: the message stays, the image's caption and link go.
+    const revoked = await page.request.delete(`/api/sharing/${sharingRequestId}`, { headers: bearer(provider) });
+    expect(revoked.status(), await revoked.text()).toBe(200);
+    await page.reload();
+    await expect(conversation).toContainText('About your knee');
+    await expect(conversation.getByText('This image is no longer available.')).toBeVisible();
+    await expect(conversation).not.toContainText(caption);
+    await expect(conversation.getByRole('link')).toHaveCount(0);
+    await expectAccessible(page);
   });
 });

@@ -21,7 +21,7 @@ func (s *Store) InsertMessage(ctx context.Context, m domain.Message) (domain.Mes
 	}
 	row, err := s.q(ctx).InsertMessage(ctx, db.InsertMessageParams{
 		ID: uuid.MustParse(m.ID), SenderID: uuid.MustParse(m.SenderID), RecipientID: uuid.MustParse(m.RecipientID),
-		Sealed: m.Sealed, ImageID: image,
+		Sealed: m.Sealed, ImageID: image, ImageAttached: m.Image != nil,
 	})
 	if err != nil {
 		return domain.Message{}, translate(err)
@@ -63,8 +63,12 @@ func toMessage(r db.ConversationPageRow) domain.Message {
 		ID: r.ID.String(), SenderID: r.SenderID.String(), RecipientID: r.RecipientID.String(),
 		Sealed: r.Sealed, CreatedAt: r.CreatedAt.UTC(), ReadAt: timePtr(r.ReadAt), Seq: r.Seq,
 	}
-	if r.ImageID.Valid {
-		m.Image = &domain.MessageImage{ID: uuid.UUID(r.ImageID.Bytes).String(), Caption: r.ImageCaption}
+	switch {
+	case r.ImageID.Valid:
+		m.Image = &domain.MessageImage{ID: uuid.UUID(r.ImageID.Bytes).String(), Caption: r.ImageCaption,
+			UploaderID: uuid.UUID(r.ImageUploaderID.Bytes).String()}
+	case r.ImageAttached: // the image was deleted
+		m.Image = &domain.MessageImage{Unavailable: true}
 	}
 	return m
 }

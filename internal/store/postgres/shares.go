@@ -117,6 +117,28 @@ func (s *Store) MarkShareExpiryLogged(ctx context.Context, id string) (bool, err
 	return n > 0, translate(err)
 }
 
+// OpenShares returns recipientID's open shares (neither revoked nor void)
+// of the images imageIDs.
+func (s *Store) OpenShares(ctx context.Context, recipientID string, imageIDs []string) ([]domain.Share, error) {
+	ids := make([]uuid.UUID, len(imageIDs))
+	for i, id := range imageIDs {
+		ids[i] = uuid.MustParse(id)
+	}
+	rows, err := s.q(ctx).OpenSharesOfImages(ctx, db.OpenSharesOfImagesParams{ImageIds: ids, SharedWith: uuid.MustParse(recipientID)})
+	if err != nil {
+		return nil, translate(err)
+	}
+	out := make([]domain.Share, len(rows))
+	for i, r := range rows {
+		out[i] = domain.Share{
+			ID: r.ID.String(), ImageID: r.ImageID.String(),
+			SharedBy: domain.Person{ID: r.SharedBy.String()}, SharedWith: domain.Person{ID: recipientID},
+			CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, VerifiedAt: timePtr(r.VerifiedAt),
+		}
+	}
+	return out, nil
+}
+
 // RecipientShare returns the open share (neither revoked nor void, maybe
 // expired or unverified) of an image with a recipient. Errors: ENOTFOUND.
 func (s *Store) RecipientShare(ctx context.Context, imageID, recipientID string) (domain.Share, error) {

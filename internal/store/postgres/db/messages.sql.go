@@ -77,7 +77,7 @@ func (q *Queries) ChatList(ctx context.Context, arg ChatListParams) ([]ChatListR
 }
 
 const conversationPage = `-- name: ConversationPage :many
-SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_id, coalesce(i.caption, '')::text AS image_caption
+SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_attached, m.image_id, coalesce(i.caption, '')::text AS image_caption, i.uploader_id AS image_uploader_id
 FROM messages m LEFT JOIN images i ON i.id = m.image_id
 WHERE least(m.sender_id, m.recipient_id) = least($1::uuid, $2::uuid)
   AND greatest(m.sender_id, m.recipient_id) = greatest($1::uuid, $2::uuid)
@@ -94,15 +94,17 @@ type ConversationPageParams struct {
 }
 
 type ConversationPageRow struct {
-	Seq          int64
-	ID           uuid.UUID
-	SenderID     uuid.UUID
-	RecipientID  uuid.UUID
-	Sealed       []byte
-	CreatedAt    time.Time
-	ReadAt       pgtype.Timestamptz
-	ImageID      pgtype.UUID
-	ImageCaption string
+	Seq             int64
+	ID              uuid.UUID
+	SenderID        uuid.UUID
+	RecipientID     uuid.UUID
+	Sealed          []byte
+	CreatedAt       time.Time
+	ReadAt          pgtype.Timestamptz
+	ImageAttached   bool
+	ImageID         pgtype.UUID
+	ImageCaption    string
+	ImageUploaderID pgtype.UUID
 }
 
 // Newest first, before @before_seq: messages_pair_idx backwards.
@@ -128,8 +130,10 @@ func (q *Queries) ConversationPage(ctx context.Context, arg ConversationPagePara
 			&i.Sealed,
 			&i.CreatedAt,
 			&i.ReadAt,
+			&i.ImageAttached,
 			&i.ImageID,
 			&i.ImageCaption,
+			&i.ImageUploaderID,
 		); err != nil {
 			return nil, err
 		}
@@ -176,17 +180,18 @@ func (q *Queries) HaveExchanged(ctx context.Context, arg HaveExchangedParams) (b
 }
 
 const insertMessage = `-- name: InsertMessage :one
-INSERT INTO messages (id, sender_id, recipient_id, sealed, image_id)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO messages (id, sender_id, recipient_id, sealed, image_id, image_attached)
+VALUES ($1, $2, $3, $4, $5, $6)
 RETURNING seq, created_at
 `
 
 type InsertMessageParams struct {
-	ID          uuid.UUID
-	SenderID    uuid.UUID
-	RecipientID uuid.UUID
-	Sealed      []byte
-	ImageID     pgtype.UUID
+	ID            uuid.UUID
+	SenderID      uuid.UUID
+	RecipientID   uuid.UUID
+	Sealed        []byte
+	ImageID       pgtype.UUID
+	ImageAttached bool
 }
 
 type InsertMessageRow struct {
@@ -201,6 +206,7 @@ func (q *Queries) InsertMessage(ctx context.Context, arg InsertMessageParams) (I
 		arg.RecipientID,
 		arg.Sealed,
 		arg.ImageID,
+		arg.ImageAttached,
 	)
 	var i InsertMessageRow
 	err := row.Scan(&i.Seq, &i.CreatedAt)
@@ -242,21 +248,23 @@ func (q *Queries) MarkConversationRead(ctx context.Context, arg MarkConversation
 }
 
 const messageByID = `-- name: MessageByID :one
-SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_id, coalesce(i.caption, '')::text AS image_caption
+SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_attached, m.image_id, coalesce(i.caption, '')::text AS image_caption, i.uploader_id AS image_uploader_id
 FROM messages m LEFT JOIN images i ON i.id = m.image_id
 WHERE m.id = $1
 `
 
 type MessageByIDRow struct {
-	Seq          int64
-	ID           uuid.UUID
-	SenderID     uuid.UUID
-	RecipientID  uuid.UUID
-	Sealed       []byte
-	CreatedAt    time.Time
-	ReadAt       pgtype.Timestamptz
-	ImageID      pgtype.UUID
-	ImageCaption string
+	Seq             int64
+	ID              uuid.UUID
+	SenderID        uuid.UUID
+	RecipientID     uuid.UUID
+	Sealed          []byte
+	CreatedAt       time.Time
+	ReadAt          pgtype.Timestamptz
+	ImageAttached   bool
+	ImageID         pgtype.UUID
+	ImageCaption    string
+	ImageUploaderID pgtype.UUID
 }
 
 func (q *Queries) MessageByID(ctx context.Context, id uuid.UUID) (MessageByIDRow, error) {
@@ -270,8 +278,10 @@ func (q *Queries) MessageByID(ctx context.Context, id uuid.UUID) (MessageByIDRow
 		&i.Sealed,
 		&i.CreatedAt,
 		&i.ReadAt,
+		&i.ImageAttached,
 		&i.ImageID,
 		&i.ImageCaption,
+		&i.ImageUploaderID,
 	)
 	return i, err
 }
@@ -346,7 +356,7 @@ func (q *Queries) MessagesNotUnder(ctx context.Context, keyID []byte) ([]Message
 }
 
 const messagesOfSince = `-- name: MessagesOfSince :many
-SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_id, coalesce(i.caption, '')::text AS image_caption
+SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_attached, m.image_id, coalesce(i.caption, '')::text AS image_caption, i.uploader_id AS image_uploader_id
 FROM (
     (SELECT r.seq FROM messages r WHERE r.recipient_id = $1 AND r.seq > $2 ORDER BY r.seq LIMIT $3)
     UNION
@@ -365,15 +375,17 @@ type MessagesOfSinceParams struct {
 }
 
 type MessagesOfSinceRow struct {
-	Seq          int64
-	ID           uuid.UUID
-	SenderID     uuid.UUID
-	RecipientID  uuid.UUID
-	Sealed       []byte
-	CreatedAt    time.Time
-	ReadAt       pgtype.Timestamptz
-	ImageID      pgtype.UUID
-	ImageCaption string
+	Seq             int64
+	ID              uuid.UUID
+	SenderID        uuid.UUID
+	RecipientID     uuid.UUID
+	Sealed          []byte
+	CreatedAt       time.Time
+	ReadAt          pgtype.Timestamptz
+	ImageAttached   bool
+	ImageID         pgtype.UUID
+	ImageCaption    string
+	ImageUploaderID pgtype.UUID
 }
 
 // A person's messages, sent or received, after @after_seq, oldest first:
@@ -395,8 +407,10 @@ func (q *Queries) MessagesOfSince(ctx context.Context, arg MessagesOfSinceParams
 			&i.Sealed,
 			&i.CreatedAt,
 			&i.ReadAt,
+			&i.ImageAttached,
 			&i.ImageID,
 			&i.ImageCaption,
+			&i.ImageUploaderID,
 		); err != nil {
 			return nil, err
 		}

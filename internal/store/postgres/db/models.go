@@ -128,14 +128,15 @@ type MailOutbox struct {
 }
 
 type Message struct {
-	Seq         int64
-	ID          uuid.UUID
-	SenderID    uuid.UUID
-	RecipientID uuid.UUID
-	Sealed      []byte
-	ImageID     pgtype.UUID
-	CreatedAt   time.Time
-	ReadAt      pgtype.Timestamptz
+	Seq           int64
+	ID            uuid.UUID
+	SenderID      uuid.UUID
+	RecipientID   uuid.UUID
+	Sealed        []byte
+	ImageID       pgtype.UUID
+	CreatedAt     time.Time
+	ReadAt        pgtype.Timestamptz
+	ImageAttached bool
 }
 
 type MessageStream struct {

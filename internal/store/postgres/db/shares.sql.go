@@ -348,6 +348,56 @@ func (q *Queries) MarkShareExpiryLogged(ctx context.Context, id uuid.UUID) (int6
 	return result.RowsAffected(), nil
 }
 
+const openSharesOfImages = `-- name: OpenSharesOfImages :many
+SELECT s.id, s.image_id, s.shared_by, s.created_at, s.expires_at, s.verified_at
+FROM shares s
+WHERE s.image_id = ANY($1::uuid[]) AND s.shared_with = $2
+  AND s.revoked_at IS NULL AND s.voided_at IS NULL
+`
+
+type OpenSharesOfImagesParams struct {
+	ImageIds   []uuid.UUID
+	SharedWith uuid.UUID
+}
+
+type OpenSharesOfImagesRow struct {
+	ID         uuid.UUID
+	ImageID    uuid.UUID
+	SharedBy   uuid.UUID
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	VerifiedAt pgtype.Timestamptz
+}
+
+// A recipient's open shares (neither revoked nor void) of some images, one
+// probe of shares_open_key each: which images a reader's messages may show.
+func (q *Queries) OpenSharesOfImages(ctx context.Context, arg OpenSharesOfImagesParams) ([]OpenSharesOfImagesRow, error) {
+	rows, err := q.db.Query(ctx, openSharesOfImages, arg.ImageIds, arg.SharedWith)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []OpenSharesOfImagesRow{}
+	for rows.Next() {
+		var i OpenSharesOfImagesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.ImageID,
+			&i.SharedBy,
+			&i.CreatedAt,
+			&i.ExpiresAt,
+			&i.VerifiedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const providerCaresFor = `-- name: ProviderCaresFor :one
 SELECT (EXISTS (SELECT 1 FROM uploader_patients WHERE uploader_id = $1 AND patient_id = $2)
     OR EXISTS (SELECT 1 FROM shares WHERE shared_by = $1 AND shared_with = $2 AND revoked_at IS NULL))::boolean AS cares

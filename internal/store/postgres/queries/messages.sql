@@ -1,6 +1,6 @@
 -- name: InsertMessage :one
-INSERT INTO messages (id, sender_id, recipient_id, sealed, image_id)
-VALUES (@id, @sender_id, @recipient_id, @sealed, sqlc.narg('image_id'))
+INSERT INTO messages (id, sender_id, recipient_id, sealed, image_id, image_attached)
+VALUES (@id, @sender_id, @recipient_id, @sealed, sqlc.narg('image_id'), @image_attached)
 RETURNING seq, created_at;
 
 -- name: MessageSeq :one
@@ -12,7 +12,7 @@ WHERE id = @id AND least(sender_id, recipient_id) = least(@a::uuid, @b::uuid)
 
 -- name: ConversationPage :many
 -- Newest first, before @before_seq: messages_pair_idx backwards.
-SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_id, coalesce(i.caption, '')::text AS image_caption
+SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_attached, m.image_id, coalesce(i.caption, '')::text AS image_caption, i.uploader_id AS image_uploader_id
 FROM messages m LEFT JOIN images i ON i.id = m.image_id
 WHERE least(m.sender_id, m.recipient_id) = least(@a::uuid, @b::uuid)
   AND greatest(m.sender_id, m.recipient_id) = greatest(@a::uuid, @b::uuid)
@@ -57,14 +57,14 @@ SELECT id, sealed FROM messages WHERE substring(sealed FROM 2 FOR 8) <> @key_id:
 UPDATE messages SET sealed = @sealed WHERE id = @id;
 
 -- name: MessageByID :one
-SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_id, coalesce(i.caption, '')::text AS image_caption
+SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_attached, m.image_id, coalesce(i.caption, '')::text AS image_caption, i.uploader_id AS image_uploader_id
 FROM messages m LEFT JOIN images i ON i.id = m.image_id
 WHERE m.id = @id;
 
 -- name: MessagesOfSince :many
 -- A person's messages, sent or received, after @after_seq, oldest first:
 -- a reconnecting stream's replay (each side through its own index).
-SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_id, coalesce(i.caption, '')::text AS image_caption
+SELECT m.seq, m.id, m.sender_id, m.recipient_id, m.sealed, m.created_at, m.read_at, m.image_attached, m.image_id, coalesce(i.caption, '')::text AS image_caption, i.uploader_id AS image_uploader_id
 FROM (
     (SELECT r.seq FROM messages r WHERE r.recipient_id = @user_id AND r.seq > @after_seq ORDER BY r.seq LIMIT @max_rows)
     UNION

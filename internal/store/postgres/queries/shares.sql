@@ -50,6 +50,14 @@ FROM shares s
 JOIN users sb ON sb.id = s.shared_by
 WHERE s.image_id = @image_id AND s.shared_with = @shared_with AND s.revoked_at IS NULL AND s.voided_at IS NULL;
 
+-- name: OpenSharesOfImages :many
+-- A recipient's open shares (neither revoked nor void) of some images, one
+-- probe of shares_open_key each: which images a reader's messages may show.
+SELECT s.id, s.image_id, s.shared_by, s.created_at, s.expires_at, s.verified_at
+FROM shares s
+WHERE s.image_id = ANY(@image_ids::uuid[]) AND s.shared_with = @shared_with
+  AND s.revoked_at IS NULL AND s.voided_at IS NULL;
+
 -- name: ListSharedWith :many
 -- One page of the images shared with a recipient whose share is open and
 -- not expired, newest share first (shares_recipient_open_idx, which also

@@ -2,7 +2,7 @@ import { baseApi, CHAT_LIST, chatTag, imageTag } from '@/lib/api';
 import type { ApiResponse } from '@/types/api';
 import { addMessage, clearUnread } from './cache';
 import { shareWithOtherTabs } from './open-chat';
-import type { ChatSummary, ConversationPage, Message, MessageImage, SendMessageBody } from './types';
+import type { AttachedImage, ChatSummary, ConversationPage, Message, SendMessageBody } from './types';
 
 /** api.md "Messages": a conversation pages back 50 messages at a time. */
 export const CONVERSATION_PAGE_SIZE = 50;
@@ -98,9 +98,13 @@ export const messagesApi = baseApi.injectEndpoints({
     }),
 
     /** GET /api/upload/image/{id}, for the caption of the image about to be attached. */
-    getAttachment: build.query<MessageImage, string>({
+    getAttachment: build.query<AttachedImage, string>({
       query: (id) => ({ url: `/upload/image/${encodeURIComponent(id)}` }),
-      transformResponse: (body: ApiResponse<MessageImage>) => ({ id: body.data.id, caption: body.data.caption ?? null }),
+      transformResponse: (body: ApiResponse<{ id: string; caption?: string | null }>) => ({
+        available: true,
+        id: body.data.id,
+        caption: body.data.caption ?? null,
+      }),
       providesTags: (_result, _error, id) => [imageTag(id)],
     }),
   }),

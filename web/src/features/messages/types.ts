@@ -1,10 +1,21 @@
 // The message objects of api.md "Messages".
 
-/** The image a message is about ("Discuss" on an image card). */
-export interface MessageImage {
+/** The image a message is about ("Discuss" on an image card), while the reader may see it. */
+export interface AttachedImage {
+  available: true;
   id: string;
   caption: string | null;
 }
+
+/**
+ * The image of a message the reader may no longer see (a share revoked or
+ * expired, the image deleted): the server sends neither its id nor its caption.
+ */
+export interface UnavailableImage {
+  available: false;
+}
+
+export type MessageImage = AttachedImage | UnavailableImage;
 
 /** One message between the caller and another person. Times are RFC 3339. */
 export interface Message {

@@ -23,6 +23,15 @@ interface ConversationProps {
   hidden?: boolean;
 }
 
+function ImageIcon() {
+  return (
+    <svg viewBox="0 0 24 24" aria-hidden="true" focusable="false" className="messages-icon">
+      <rect x="3" y="4" width="18" height="16" rx="2" />
+      <path d="m3 16 5-5 4 4 3-3 6 6" />
+    </svg>
+  );
+}
+
 function MessageItem({ message, mine, name }: { message: Message; mine: boolean; name: string }) {
   const sent = formatMessageTime(message.createAt);
   return (
@@ -30,16 +39,22 @@ function MessageItem({ message, mine, name }: { message: Message; mine: boolean;
       <div className="message__bubble">
         <span className="visually-hidden">{mine ? 'You:' : `${name}:`}</span>
         <p className="message__text">{message.content}</p>
-        {message.image && (
+        {message.image?.available === true && (
           <Link className="message__image" to={`/view-images?image=${encodeURIComponent(message.image.id)}`}>
-            <svg viewBox="0 0 24 24" aria-hidden="true" focusable="false" className="messages-icon">
-              <rect x="3" y="4" width="18" height="16" rx="2" />
-              <path d="m3 16 5-5 4 4 3-3 6 6" />
-            </svg>
+            <ImageIcon />
             <span>
               <span className="visually-hidden">Attached image:</span> {message.image.caption?.trim() || 'Untitled'}
             </span>
           </Link>
+        )}
+        {/* No longer the reader's to see: no caption and no link, as the server sends neither. */}
+        {message.image?.available === false && (
+          <p className="message__image message__image--gone">
+            <ImageIcon />
+            <span>
+              <span className="visually-hidden">Attached image:</span> This image is no longer available.
+            </span>
+          </p>
         )}
       </div>
       <p className="message__meta">

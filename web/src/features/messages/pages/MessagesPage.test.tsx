@@ -347,7 +347,7 @@ describe('discussing an image (?with=&image=)', () => {
     const user = userEvent.setup();
     mock.onPost('/message/send').reply((config) => {
       const body = JSON.parse(config.data as string) as { recipientId: string; content: string; imageId?: string };
-      const image = body.imageId ? { id: body.imageId, caption: 'Chest CT' } : null;
+      const image = body.imageId ? { available: true as const, id: body.imageId, caption: 'Chest CT' } : null;
       return [201, { message: 'Message sent.', data: sent({ id: `s-${posts().length}`, ...body, image }) }];
     });
     const { router } = renderPage(`/messages?with=${AYESHA}&image=img-1`);
@@ -368,6 +368,24 @@ describe('discussing an image (?with=&image=)', () => {
     await user.type(composer(), 'And another thing{Enter}');
     await vi.waitFor(() => expect(posts()).toHaveLength(2));
     expect(JSON.parse(posts()[1].data as string)).toEqual({ recipientId: AYESHA, content: 'And another thing' });
+  });
+
+  it('shows an image the reader may no longer see as no longer available: no caption, no link', async () => {
+    conversations[AYESHA] = [
+      makeMessage({ id: 'a-1', content: 'About my scan', image: { available: false } }),
+      makeMessage({ id: 'a-2', content: 'And this one', image: { available: true, id: 'img-2', caption: 'Knee MRI' } }),
+    ];
+    renderPage(`/messages?with=${AYESHA}`);
+    const pane = await screen.findByRole('region', { name: 'Ayesha Khan' });
+    const gone = (await within(pane).findByText('About my scan')).closest('li') as HTMLElement;
+    expect(within(gone).getByText('This image is no longer available.')).toBeInTheDocument();
+    expect(within(gone).getByText(/Attached image:/)).toBeInTheDocument();
+    expect(within(gone).queryByRole('link')).not.toBeInTheDocument();
+    expect(within(gone).queryByText('Untitled')).not.toBeInTheDocument();
+    // An image the reader still sees keeps its caption and its link.
+    const shown = (await within(pane).findByText('And this one')).closest('li') as HTMLElement;
+    expect(within(shown).getByRole('link', { name: 'Attached image: Knee MRI' })).toHaveAttribute('href', '/view-images?image=img-2');
+    expect(within(shown).queryByText('This image is no longer available.')).not.toBeInTheDocument();
   });
 
   it('lets the attachment be removed before sending', async () => {
