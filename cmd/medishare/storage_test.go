@@ -62,7 +62,8 @@ func TestCrashBetweenContentsAndRecord(t *testing.T) {
 		token, b, len(part)+len(patientID)+len(b)+10, part); err != nil {
 		t.Fatal(err)
 	}
-	blobs := filepath.Join(env["MEDISHARE_DATA_DIR"], "blobs")
+	// Contents only: the store also holds the audit chain's checkpoint.
+	blobs := filepath.Join(env["MEDISHARE_DATA_DIR"], "blobs", "images")
 	testutil.Eventually(t, "the contents to be stored", func() bool { return countObjects(blobs) > 0 })
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
