@@ -24,7 +24,9 @@ func (s *Stack) Start() (stop func()) {
 	wg.Go(func() { s.Services.Outbox.Run(ctx) })
 	// Leases keep this instance's streams counted towards their people's
 	// cap on every instance.
-	wg.Go(func() { s.every(ctx, service.StreamRenewEvery, "message stream leases", s.Services.Messages.RenewStreams) })
+	wg.Go(func() {
+		s.every(ctx, service.StreamRenewEvery, "message stream leases", s.Services.Messages.RenewStreams)
+	})
 	if s.janitorEvery > 0 {
 		wg.Go(func() { s.collectOrphans(ctx) })
 	}

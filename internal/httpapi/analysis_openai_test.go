@@ -107,23 +107,42 @@ func (m *fakeModel) sent() []modelRequest {
 	return append([]modelRequest(nil), m.requests...)
 }
 
-func TestOpenAICompatibleAnalysis(t *testing.T) {
-	t.Parallel()
+// openAIWorld is a stack configured with the fake OpenAI-compatible model,
+// with an admin, a provider and a patient.
+type openAIWorld struct {
+	model                    *fakeModel
+	app                      *apptest.App
+	admin, provider, patient *apptest.Person
+}
+
+func newOpenAIWorld(t *testing.T, apiKey string) openAIWorld {
+	t.Helper()
 	model := newFakeModel(t)
-	external, err := analysis.NewOpenAI(analysis.OpenAIConfig{BaseURL: model.URL + "/v1", APIKey: "sk-test-key", Model: "test-vision", Timeout: time.Second})
+	external, err := analysis.NewOpenAI(analysis.OpenAIConfig{BaseURL: model.URL + "/v1", APIKey: apiKey, Model: "test-vision", Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	app := apptest.New(t, external)
-	admin := app.SignUp(t, domain.RoleAdmin)
-	provider := app.SignUp(t, domain.RoleProvider)
-	patient := app.SignUp(t, domain.RolePatient)
-	const caption = "Abdomen CT for Jane Roe, DOB 1970-01-01"
-	r := provider.Upload(t, [][2]string{{"caption", caption}, {"patientId", patient.ID}, {"file"}}, "roe_jane_ct.dcm", fixture(t, "CT_small.dcm"))
+	return openAIWorld{model: model, app: app, admin: app.SignUp(t, domain.RoleAdmin),
+		provider: app.SignUp(t, domain.RoleProvider), patient: app.SignUp(t, domain.RolePatient)}
+}
+
+// upload is the id of a file the provider uploads for the patient.
+func (w openAIWorld) upload(t *testing.T, caption, name string, content []byte) string {
+	t.Helper()
+	r := w.provider.Upload(t, [][2]string{{"caption", caption}, {"patientId", w.patient.ID}, {"file"}}, name, content)
 	if r.Status != http.StatusCreated {
 		t.Fatalf("upload: %d %s", r.Status, r.Raw)
 	}
-	ct := r.Data()["id"].(string)
+	return r.Data()["id"].(string)
+}
+
+func TestOpenAICompatibleAnalysis(t *testing.T) {
+	t.Parallel()
+	w := newOpenAIWorld(t, "sk-test-key")
+	model, app, admin, provider, patient := w.model, w.app, w.admin, w.provider, w.patient
+	const caption = "Abdomen CT for Jane Roe, DOB 1970-01-01"
+	ct := w.upload(t, caption, "roe_jane_ct.dcm", fixture(t, "CT_small.dcm"))
 
 	// Off until an admin selects it.
 	settings := settingsOf(t, admin)
@@ -140,7 +159,7 @@ func TestOpenAICompatibleAnalysis(t *testing.T) {
 		t.Fatalf("choose the model: %d %s", r.Status, r.Raw)
 	}
 
-	r = provider.Do(t, "POST", "/api/analyze/"+ct, nil)
+	r := provider.Do(t, "POST", "/api/analyze/"+ct, nil)
 	if r.Status != http.StatusOK {
 		t.Fatalf("analysis by the model: %d %s", r.Status, r.Raw)
 	}
@@ -230,26 +249,15 @@ func reasonsSeenBy(t *testing.T, p *apptest.Person, imageID, action string) []st
 // patient reads, in plain words, never as the error's text.
 func TestOpenAIAnswersAreBounded(t *testing.T) {
 	t.Parallel()
-	model := newFakeModel(t)
-	external, err := analysis.NewOpenAI(analysis.OpenAIConfig{BaseURL: model.URL + "/v1", Model: "test-vision", Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	app := apptest.New(t, external)
-	admin := app.SignUp(t, domain.RoleAdmin)
-	provider := app.SignUp(t, domain.RoleProvider)
-	patient := app.SignUp(t, domain.RolePatient)
-	r := provider.Upload(t, [][2]string{{"caption", "CT"}, {"patientId", patient.ID}, {"file"}}, "ct.dcm", fixture(t, "CT_small.dcm"))
-	if r.Status != http.StatusCreated {
-		t.Fatalf("upload: %d %s", r.Status, r.Raw)
-	}
-	ct := r.Data()["id"].(string)
+	w := newOpenAIWorld(t, "")
+	model, admin, provider, patient := w.model, w.admin, w.provider, w.patient
+	ct := w.upload(t, "CT", "ct.dcm", fixture(t, "CT_small.dcm"))
 	if r := putSettings(t, admin, map[string]any{"analysisProvider": "openai"}); r.Status != http.StatusOK {
 		t.Fatalf("choose the model: %d %s", r.Status, r.Raw)
 	}
 
 	model.set("longname")
-	r = provider.Do(t, "POST", "/api/analyze/"+ct, nil)
+	r := provider.Do(t, "POST", "/api/analyze/"+ct, nil)
 	if name, _ := r.Data()["model"].(string); r.Status != http.StatusOK || name != strings.Repeat("m", 100) {
 		t.Fatalf("a 200 KB model name: %d, model %.120q", r.Status, name)
 	}
@@ -283,31 +291,20 @@ func TestOpenAIAnswersAreBounded(t *testing.T) {
 // saying it was unscreened.
 func TestOpenAISendUnscreenedSetting(t *testing.T) {
 	t.Parallel()
-	model := newFakeModel(t)
-	external, err := analysis.NewOpenAI(analysis.OpenAIConfig{BaseURL: model.URL + "/v1", Model: "test-vision", Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	app := apptest.New(t, external)
-	admin := app.SignUp(t, domain.RoleAdmin)
-	provider := app.SignUp(t, domain.RoleProvider)
-	patient := app.SignUp(t, domain.RolePatient)
-	r := provider.Upload(t, [][2]string{{"caption", "Rash"}, {"patientId", patient.ID}, {"file"}}, "rash.jpg", jpegBytes(t))
-	if r.Status != http.StatusCreated {
-		t.Fatalf("upload: %d %s", r.Status, r.Raw)
-	}
-	photo := r.Data()["id"].(string)
+	w := newOpenAIWorld(t, "")
+	model, admin, provider, patient := w.model, w.admin, w.provider, w.patient
+	photo := w.upload(t, "Rash", "rash.jpg", jpegBytes(t))
 	if r := putSettings(t, admin, map[string]any{"analysisProvider": "openai"}); r.Status != http.StatusOK || r.Data()["analysisSendUnscreened"] != false {
 		t.Fatalf("choose the model: %d %s", r.Status, r.Raw)
 	}
 
-	r = provider.Do(t, "POST", "/api/analyze/"+photo, nil)
+	r := provider.Do(t, "POST", "/api/analyze/"+photo, nil)
 	warnings, _ := r.Data()["warnings"].([]any)
 	if r.Status != http.StatusOK || r.Data()["provider"] != "builtin" || len(warnings) == 0 ||
 		!strings.HasPrefix(warnings[len(warnings)-1].(string), "Not sent to the external model: photographs") {
 		t.Fatalf("a photograph while unscreened images stay: %d %s", r.Status, r.Raw)
 	}
-	if len(model.sent()) != 0 || audited(t, app, "disclose", photo, true) != 0 {
+	if len(model.sent()) != 0 || audited(t, w.app, "disclose", photo, true) != 0 {
 		t.Fatalf("the photograph left the server: %d requests", len(model.sent()))
 	}
 
@@ -316,7 +313,7 @@ func TestOpenAISendUnscreenedSetting(t *testing.T) {
 		t.Fatalf("allow unscreened images: %d %s", r.Status, r.Raw)
 	}
 	var reason string
-	if err := app.DB.Pool.QueryRow(context.Background(),
+	if err := w.app.DB.Pool.QueryRow(context.Background(),
 		`SELECT reason FROM audit_log WHERE action = 'settings_update' AND actor_id = $1 ORDER BY id DESC LIMIT 1`, admin.ID).Scan(&reason); err != nil ||
 		reason != "analysisSendUnscreened false to true" {
 		t.Errorf("audited change: %q, %v", reason, err)

@@ -4,8 +4,7 @@ import { expectAccessible } from './support/a11y';
 import { createVerifiedUser, newUser, signIn, uniqueId } from './support/accounts';
 import { apiSignIn, bearer } from './support/api';
 import { demoAccount } from './support/demo';
-import { makeJpeg } from './support/files';
-import { waitForMail } from './support/mailbox';
+import { shareVerifiedImage } from './support/sharing';
 import { card } from './support/view-images';
 
 // The audit log and the access history through the real server: an admin
@@ -83,26 +82,7 @@ test.describe('audit log', () => {
     const caption = `Seen ${uniqueId()}`;
 
     // The provider uploads an image of the patient and shares it with them.
-    const upload = await page.request.post('/api/upload/image', {
-      headers: bearer(provider),
-      multipart: { caption, patientId: patientSession.userId, file: await makeJpeg(page, 'Seen', 'seen.jpg') },
-    });
-    expect(upload.status(), await upload.text()).toBe(201);
-    const imageId = ((await upload.json()) as { data: { id: string } }).data.id;
-    const since = Date.now();
-    const shared = await page.request.post('/api/sharing/request', {
-      headers: bearer(provider),
-      data: { imagemetadataId: imageId, createdfor: patientSession.userId },
-    });
-    expect(shared.status(), await shared.text()).toBe(201);
-    const mail = await waitForMail(patient.email, 'A medical image was shared with you on MediShare', { since });
-    const sharingRequestId = /^Sharing id: ([0-9a-f-]{36})\s*$/im.exec(mail.body)?.[1];
-    const verificationCode = /^Code: (\d{6})\s*$/im.exec(mail.body)?.[1];
-    const verified = await page.request.post('/api/sharing/verify', {
-      headers: bearer(patientSession),
-      data: { sharingRequestId, verificationCode },
-    });
-    expect(verified.status(), await verified.text()).toBe(200);
+    const { imageId } = await shareVerifiedImage(page, provider, { ...patientSession, email: patient.email }, caption);
 
     // The provider opens it.
     const opened = await page.request.get(`/api/upload/image/${imageId}/content`, { headers: bearer(provider) });

@@ -3,8 +3,7 @@ import { expectAccessible } from './support/a11y';
 import { createVerifiedUser, newUser, signIn, uniqueId } from './support/accounts';
 import { apiSignIn, bearer } from './support/api';
 import { demoAccount } from './support/demo';
-import { makeJpeg } from './support/files';
-import { waitForMail } from './support/mailbox';
+import { shareVerifiedImage } from './support/sharing';
 
 // Messaging against the real server: the demo provider writes to a new
 // patient, who reads it on a phone-sized screen as it arrives (no reload),
@@ -86,26 +85,7 @@ test.describe('messages', () => {
 
     // Set up through the API: an image of the patient, shared with them and
     // verified, and a message about it.
-    const upload = await page.request.post('/api/upload/image', {
-      headers: bearer(provider),
-      multipart: { caption, patientId: patientSession.userId, file: await makeJpeg(page, 'Knee', 'knee.jpg') },
-    });
-    expect(upload.status(), await upload.text()).toBe(201);
-    const imageId = ((await upload.json()) as { data: { id: string } }).data.id;
-    const since = Date.now();
-    const shared = await page.request.post('/api/sharing/request', {
-      headers: bearer(provider),
-      data: { imagemetadataId: imageId, createdfor: patientSession.userId },
-    });
-    expect(shared.status(), await shared.text()).toBe(201);
-    const mail = await waitForMail(patient.email, 'A medical image was shared with you on MediShare', { since });
-    const sharingRequestId = /^Sharing id: ([0-9a-f-]{36})\s*$/im.exec(mail.body)?.[1];
-    const verificationCode = /^Code: (\d{6})\s*$/im.exec(mail.body)?.[1];
-    const verified = await page.request.post('/api/sharing/verify', {
-      headers: bearer(patientSession),
-      data: { sharingRequestId, verificationCode },
-    });
-    expect(verified.status(), await verified.text()).toBe(200);
+    const { imageId, sharingId } = await shareVerifiedImage(page, provider, { ...patientSession, email: patient.email }, caption);
     const sent = await page.request.post('/api/message/send', {
       headers: bearer(provider),
       data: { recipientId: patientSession.userId, content: 'About your knee', imageId },
@@ -118,7 +98,7 @@ test.describe('messages', () => {
     await expect(conversation.getByRole('link', { name: `Attached image: ${caption}` })).toBeVisible();
 
     // Revoked: the message stays, the image's caption and link go.
-    const revoked = await page.request.delete(`/api/sharing/${sharingRequestId}`, { headers: bearer(provider) });
+    const revoked = await page.request.delete(`/api/sharing/${sharingId}`, { headers: bearer(provider) });
     expect(revoked.status(), await revoked.text()).toBe(200);
     await page.reload();
     await expect(conversation).toContainText('About your knee');

@@ -4,7 +4,7 @@ import { apiSignIn, bearer } from './support/api';
 import { demoAccount } from './support/demo';
 import { card, expectLoaded } from './support/view-images';
 import { makeJpeg } from './support/files';
-import { waitForMail } from './support/mailbox';
+import { readShareMail } from './support/sharing';
 
 // Sharing journeys against the real server (../scripts/e2e-server.sh): the
 // demo provider (Imran Siddiqui) uploads an image for a new patient and
@@ -14,7 +14,6 @@ import { waitForMail } from './support/mailbox';
 // it is gone for the patient. A new patient per run keeps their Shared Images
 // to this one card; captions are unique per run.
 
-const SHARE_SUBJECT = 'A medical image was shared with you on MediShare';
 
 /**
  * Console errors (CSP violations among them) of a page, except the ones a
@@ -40,15 +39,6 @@ async function expectNoHorizontalScroll(page: Page): Promise<void> {
     innerWidth: window.innerWidth,
   }));
   expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-}
-
-/** The sharing id and the 6-digit code of the newest share mail to `to`. */
-async function readShareMail(to: string, since: number): Promise<{ sharingId: string; code: string }> {
-  const mail = await waitForMail(to, SHARE_SUBJECT, { since });
-  const sharingId = /^Sharing id: ([0-9a-f-]{36})\s*$/im.exec(mail.body)?.[1];
-  const code = /^Code: (\d{6})\s*$/im.exec(mail.body)?.[1];
-  if (!sharingId || !code) throw new Error(`The share mail has no sharing id or code:\n${mail.body}`);
-  return { sharingId, code };
 }
 
 /** "Lastname, Firstname", as the pickers and messages name a person. */
