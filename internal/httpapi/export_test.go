@@ -4,7 +4,8 @@ import "time"
 
 // SetStreamTiming sets the message stream's keep-alive and session-check
 // intervals for one test, putting them back after. Set them before the
-// test's server starts.
+// test's server starts, in a test that does not call t.Parallel: every
+// stream of the package reads them.
 func SetStreamTiming(t interface{ Cleanup(func()) }, ping, check time.Duration) {
 	oldPing, oldCheck := keepAlive, sessionCheck
 	keepAlive, sessionCheck = ping, check

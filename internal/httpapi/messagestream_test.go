@@ -101,7 +101,9 @@ func waitEnded(t *testing.T, events <-chan sseEvent, what string) {
 // quickSessionChecks makes the streams of the test's servers check their
 // session often, so that a test sees one end soon after its session;
 // TestStreamSessionCheckInterval holds the interval the server uses to
-// its promise. Call it before the servers start.
+// its promise. Call it before the servers start. The timing is the
+// package's, read by every stream: a test that changes it does not run in
+// parallel (Go runs such tests one by one, before the parallel ones).
 func quickSessionChecks(t *testing.T) {
 	ping, _ := httpapi.StreamTiming()
 	httpapi.SetStreamTiming(t, ping, 50*time.Millisecond)
@@ -121,7 +123,6 @@ func TestStreamSessionCheckInterval(t *testing.T) {
 // sent; reading it sends a read receipt to its sender; a reconnect with
 // Last-Event-ID replays what was missed; signing out ends the stream.
 func TestMessageStream(t *testing.T) {
-	t.Parallel()
 	quickSessionChecks(t)
 	app := apptest.New(t)
 	provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
@@ -193,7 +194,6 @@ func TestMessageStreamBounds(t *testing.T) {
 // database restart), it reconnects by itself and its streams catch up on
 // what was sent meanwhile.
 func TestMessagesAcrossInstances(t *testing.T) {
-	t.Parallel()
 	quickSessionChecks(t)
 	one := apptest.New(t)
 	two := one.Twin(t)
@@ -235,7 +235,6 @@ func TestMessagesAcrossInstances(t *testing.T) {
 // keep-alive interval (25 s in the server; shortened here), so that proxies
 // do not close it.
 func TestMessageStreamKeepAlive(t *testing.T) {
-	t.Parallel()
 	httpapi.SetStreamTiming(t, 100*time.Millisecond, 4*time.Second)
 	app := apptest.New(t)
 	patient := app.SignUp(t, domain.RolePatient)
@@ -263,7 +262,6 @@ func TestMessageStreamKeepAlive(t *testing.T) {
 // password change (for the other sessions) end the streams they concern
 // (at their next session check).
 func TestMessageStreamEndsWithTheSession(t *testing.T) {
-	t.Parallel()
 	quickSessionChecks(t)
 	app := apptest.New(t)
 	admin := app.SignUp(t, domain.RoleAdmin)
@@ -324,7 +322,6 @@ func tryStream(t *testing.T, app *apptest.App, p *apptest.Person) (status int, h
 // own); a place is free again, on every instance, as soon as a stream
 // ends, whether its client went away or the server ended it.
 func TestMessageStreamCapAcrossInstances(t *testing.T) {
-	t.Parallel()
 	quickSessionChecks(t)
 	one := apptest.New(t)
 	two := one.Twin(t)
