@@ -187,7 +187,7 @@ func (s *Store) ListAudit(ctx context.Context, scope domain.AuditScope, f domain
 		countSQL, countArgs = counter.countSQL(), counter.args
 		batch.Queue(countSQL, countArgs...)
 	case scope.All && f.IsZero():
-		countSQL = "SELECT entries FROM audit_head WHERE only_row" // exact, kept by the chaining trigger
+		countSQL = "SELECT entries FROM audit_head WHERE only_row" // exact, kept by the trigger that moves the head
 	default:
 		countSQL, countArgs = q.countSQL(), q.args
 	}

@@ -59,7 +59,7 @@ const auditEntries = `-- name: AuditEntries :one
 SELECT coalesce((SELECT entries FROM audit_head WHERE only_row), 0)::bigint
 `
 
-// How many entries the log holds (kept by the chaining trigger).
+// How many entries the log holds (kept by the trigger that moves the head).
 func (q *Queries) AuditEntries(ctx context.Context) (int64, error) {
 	row := q.db.QueryRow(ctx, auditEntries)
 	var column_1 int64

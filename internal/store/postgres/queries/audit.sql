@@ -51,5 +51,5 @@ WHERE deleted_at IS NULL AND (search_text LIKE @pattern::text OR lower(username)
 LIMIT @probe;
 
 -- name: AuditEntries :one
--- How many entries the log holds (kept by the chaining trigger).
+-- How many entries the log holds (kept by the trigger that moves the head).
 SELECT coalesce((SELECT entries FROM audit_head WHERE only_row), 0)::bigint;
