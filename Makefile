@@ -46,10 +46,13 @@ run: build
 	scripts/run-dev.sh
 
 ## test: every suite (generated code, lint and its self-test, Go tests with -race, web lint, types and unit tests, Playwright); independent steps run side by side, and each step's time is printed at the end
+# The test PostgreSQL cluster and S3 server are stopped at the end, passed
+# or failed: nothing of a run holds a port that another checkout's run needs.
 test:
 	@scripts/step.sh --reset $(STEPS)
 	@rc=0; $(MAKE) --no-print-directory -j$(TEST_JOBS) test-steps || rc=$$?; \
 		scripts/step.sh --summary $(STEPS); \
+		scripts/pg.sh stop data/postgres-test >/dev/null 2>&1; scripts/s3.sh stop data/s3-test >/dev/null 2>&1; \
 		if [ $$rc -eq 0 ]; then echo "make test: every suite passed"; else echo "make test: FAILED" >&2; fi; exit $$rc
 
 # Make starts them in this order: the longest first, so that the short ones
