@@ -75,9 +75,8 @@ function HealthPanel() {
                   <Badge ok={health.auditChain.ok} down="Broken" />{' '}
                   {health.auditChain.ok
                     ? `${health.auditChain.checked.toLocaleString('en-PK')} entries checked`
-                    : describeChainCheck(health.auditChain)}
-                  {', '}
-                  <time dateTime={health.auditChain.checkedAt}>{formatDateTime(health.auditChain.checkedAt)}</time>
+                    : (health.auditChain.problem ?? describeChainCheck(health.auditChain))}{' '}
+                  (<time dateTime={health.auditChain.checkedAt}>{formatDateTime(health.auditChain.checkedAt)}</time>)
                 </>
               )}
             </dd>
