@@ -4,7 +4,6 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -64,17 +63,6 @@ func (c *AuditChain) Hash(l domain.AuditLink) ([]byte, error) {
 		return LegacyAuditDigest(l), nil
 	}
 	return nil, domain.Errorf(domain.EINVALID, "audit entry %d: unknown chain %d", l.ID, l.Chain)
-}
-
-// writeFields writes each field length-prefixed, so that no two lists of
-// fields give the same bytes.
-func writeFields(m interface{ Write([]byte) (int, error) }, fields ...string) {
-	var n [8]byte
-	for _, f := range fields {
-		binary.BigEndian.PutUint64(n[:], uint64(len(f)))
-		_, _ = m.Write(n[:]) // a hash's Write never fails
-		_, _ = m.Write([]byte(f))
-	}
 }
 
 // LegacyAuditDigest is the digest the database computed before the chain

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"hash"
 
 	"github.com/medishare/medishare/internal/domain"
 )
@@ -62,12 +63,7 @@ func (k *Keys) derive(info string) []byte {
 // prefixed so ("ab", "c") and ("a", "bc") hash differently.
 func (k *Keys) CodeHash(purpose, subject, code string) []byte {
 	m := hmac.New(sha256.New, k.codeKey)
-	var buf []byte
-	for _, s := range []string{purpose, subject, code} {
-		buf = binary.BigEndian.AppendUint64(buf[:0], uint64(len(s)))
-		m.Write(buf)
-		m.Write([]byte(s))
-	}
+	writeFields(m, purpose, subject, code)
 	return m.Sum(nil)
 }
 
@@ -82,4 +78,17 @@ func (k *Keys) TokenHash(token string) []byte {
 // Equal compares two hashes in constant time.
 func Equal(a, b []byte) bool {
 	return hmac.Equal(a, b)
+}
+
+// writeFields writes each field to a hash, preceded by its length (eight
+// bytes, big-endian), so that no two lists of fields give the same bytes:
+// ("ab", "c") and ("a", "bc") hash differently. Codes, tokens and the audit
+// chain's entries and checkpoints are hashed this way.
+func writeFields(h hash.Hash, fields ...string) {
+	var n [8]byte
+	for _, f := range fields {
+		binary.BigEndian.PutUint64(n[:], uint64(len(f)))
+		h.Write(n[:]) // a hash's Write never fails
+		h.Write([]byte(f))
+	}
 }
