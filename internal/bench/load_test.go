@@ -20,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
 	"github.com/medishare/medishare/internal/testutil/proctest"
 )
@@ -316,9 +317,7 @@ func seedAuditSQL(from, to int) []string {
 BEGIN
     SELECT n.id, n.created_at, n.prev_hash INTO NEW.id, NEW.created_at, NEW.prev_hash FROM audit_next() n;
     NEW.chain := 1;
-    NEW.hash := sha256(NEW.prev_hash || convert_to(jsonb_build_array(
-        NEW.id, to_char(NEW.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-        NEW.actor_id, NEW.action, NEW.table_name, NEW.record_id, NEW.ip, NEW.user_agent, NEW.status, NEW.reason)::text, 'UTF8'));
+    NEW.hash := ` + testutil.LegacyAuditDigestSQL("NEW.prev_hash", "NEW") + `;
     RETURN NEW;
 END $$`,
 		// Before the head's trigger (triggers of one kind fire in name order).

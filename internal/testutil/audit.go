@@ -76,9 +76,7 @@ BEGIN
     prev := coalesce(prev, '\x'::bytea);
     FOR r IN SELECT * FROM audit_log WHERE id >= ` + strconv.FormatInt(from, 10) + ` ORDER BY id LOOP
         UPDATE audit_log SET prev_hash = prev, chain = ` + strconv.Itoa(chain) + `,
-            hash = sha256(prev || convert_to(jsonb_build_array(
-                r.id, to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-                r.actor_id, r.action, r.table_name, r.record_id, r.ip, r.user_agent, r.status, r.reason)::text, 'UTF8'))
+            hash = ` + LegacyAuditDigestSQL("prev", "r") + `
         WHERE id = r.id RETURNING hash INTO prev;
     END LOOP;
     INSERT INTO audit_head (id, hash, entries)
@@ -90,4 +88,16 @@ ALTER TABLE audit_log ENABLE TRIGGER USER`
 	if _, err := db.Exec(context.Background(), sql); err != nil {
 		t.Fatalf("forge the audit log: %v", err)
 	}
+}
+
+// LegacyAuditDigestSQL is, in SQL, the digest the database computed for
+// each entry before the audit chain was keyed (secure.LegacyAuditDigest):
+// SHA-256 of prev and the fields of row, a record with audit_log's
+// columns, as the text of a jsonb array. Anyone who holds the database can
+// compute it, so the tests that forge the log, and the benchmarks that
+// seed it, use it.
+func LegacyAuditDigestSQL(prev, row string) string {
+	return strings.ReplaceAll(`sha256(`+prev+` || convert_to(jsonb_build_array(
+    R.id, to_char(R.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    R.actor_id, R.action, R.table_name, R.record_id, R.ip, R.user_agent, R.status, R.reason)::text, 'UTF8'))`, "R.", row+".")
 }

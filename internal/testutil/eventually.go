@@ -1,6 +1,7 @@
 // Package testutil holds what tests of every layer share: waiting for an
 // effect (Eventually), counting audit entries (AuditCount), signing in
-// through the API (SignIn) and keeping slow tests out of -short (Slow).
+// through the API (SignIn), forging the audit log as whoever holds the
+// database can (ForgeAuditLog) and keeping slow tests out of -short (Slow).
 // The harnesses beside it start the real things: pgtest (PostgreSQL),
 // s3test (an S3 server), apptest (the whole stack in the test's process)
 // and proctest (the real program as a process).

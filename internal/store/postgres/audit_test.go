@@ -11,6 +11,7 @@ import (
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/secure"
 	"github.com/medishare/medishare/internal/store/postgres"
+	"github.com/medishare/medishare/internal/testutil"
 	"github.com/medishare/medishare/internal/testutil/pgtest"
 )
 
@@ -89,9 +90,9 @@ func TestLegacyAuditDigestIsTheDatabases(t *testing.T) {
 			IP: "10.0.0.1", UserAgent: "Mozilla/5.0 \"x\" \\ /", Status: "failure", Reason: "a\nb\tc\r\b\f\x01\x1f\x7f é 漢 <>&", PrevHash: []byte{1, 2, 3}},
 	} {
 		var want []byte
-		err := db.Pool.QueryRow(ctx, `SELECT sha256($1::bytea || convert_to(jsonb_build_array(
-    $2::bigint, to_char($3::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-    nullif($4, '')::uuid, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text)::text, 'UTF8'))`,
+		err := db.Pool.QueryRow(ctx, `SELECT `+testutil.LegacyAuditDigestSQL("$1::bytea", "r")+`
+FROM (SELECT $2::bigint AS id, $3::timestamptz AS created_at, nullif($4, '')::uuid AS actor_id, $5::text AS action,
+    $6::text AS table_name, $7::text AS record_id, $8::text AS ip, $9::text AS user_agent, $10::text AS status, $11::text AS reason) r`,
 			l.PrevHash, l.ID, l.CreatedAt, l.ActorID, l.Action, l.Table, l.RecordID, l.IP, l.UserAgent, l.Status, l.Reason).Scan(&want)
 		if err != nil {
 			t.Fatal(err)
