@@ -28,7 +28,7 @@ func (s *Stack) Start() (stop func()) {
 		s.every(ctx, service.StreamRenewEvery, "message stream leases", s.Services.Messages.RenewStreams)
 	})
 	if s.janitorEvery > 0 {
-		wg.Go(func() { s.collectOrphans(ctx) })
+		wg.Go(func() { s.every(ctx, s.janitorEvery, "janitor", s.collectOrphans) })
 	}
 	if s.scrubEvery > 0 {
 		wg.Go(func() { s.scrubContents(ctx) })
@@ -79,35 +79,23 @@ func (s *Stack) every(ctx context.Context, pace time.Duration, what string, fn f
 	}
 }
 
-// collectOrphans runs the janitor every janitorEvery until ctx ends:
-// contents that an interrupted upload left without a record are removed
-// once older than the orphan age (S24). Several instances may run it at
-// once: a key is removed only when no record names it, and removals are
-// idempotent.
-func (s *Stack) collectOrphans(ctx context.Context) {
-	ticker := time.NewTicker(s.janitorEvery)
-	defer ticker.Stop()
-	for {
-		n, err := s.Services.Integrity.CollectOrphans(ctx)
-		switch {
-		case err != nil:
-			if ctx.Err() == nil {
-				s.logger.Warn("janitor", "err", err)
-			}
-		case n > 0:
-			s.logger.Info("janitor removed unreferenced contents", "count", n)
-			fallthrough
-		default:
-			// Every pass, so that its pace can be followed (tests of
-			// several instances' janitors read it).
-			s.logger.Debug("janitor pass", "removed", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
+// collectOrphans is one pass of the janitor, which Start runs every
+// janitorEvery: contents that an interrupted upload left without a record
+// are removed once older than the orphan age (S24). Several instances may
+// run it at once: a key is removed only when no record names it, and
+// removals are idempotent.
+func (s *Stack) collectOrphans(ctx context.Context) error {
+	n, err := s.Services.Integrity.CollectOrphans(ctx)
+	if err != nil {
+		return err
 	}
+	if n > 0 {
+		s.logger.Info("janitor removed unreferenced contents", "count", n)
+	}
+	// Every pass, so that its pace can be followed (tests of several
+	// instances' janitors read it).
+	s.logger.Debug("janitor pass", "removed", n)
+	return nil
 }
 
 // scrubContents checks one image's stored contents every scrubEvery until
