@@ -111,10 +111,12 @@ func (s *ImageService) StoreInstance(ctx context.Context, p *domain.Principal, p
 		}
 	}
 	im, di, err := s.receive(ctx, p, "", body)
-	if err == errTooLarge {
+	switch {
+	case err == errTooLarge:
 		return StoredInstance{}, errInstanceTooLarge(limits.InstanceMegabytes)
-	}
-	if err != nil {
+	case domain.ErrorKind(err) == domain.EUNSUPPORTED:
+		return StoredInstance{}, errNotDICOM
+	case err != nil:
 		return StoredInstance{}, err
 	}
 	if im.ContentType != domain.TypeDICOM || !inStudy(di) {

@@ -1,0 +1,368 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/medimg/synth"
+	"github.com/medishare/medishare/internal/testutil/apptest"
+)
+
+// stowBody is a multipart/related body of DICOM parts (and any other
+// parts given as [type, bytes]).
+func stowBody(t *testing.T, files [][]byte, others ...[2]string) (string, *bytes.Buffer) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	add := func(ct string, b []byte) {
+		part, err := w.CreatePart(textproto.MIMEHeader{"Content-Type": {ct}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = part.Write(b)
+	}
+	for _, f := range files {
+		add("application/dicom", f)
+	}
+	for _, o := range others {
+		add(o[0], []byte(o[1]))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return `multipart/related; type="application/dicom"; boundary=` + w.Boundary(), &buf
+}
+
+func stow(t *testing.T, p *apptest.Person, query string, files [][]byte, others ...[2]string) *apptest.Response {
+	t.Helper()
+	ct, body := stowBody(t, files, others...)
+	return p.Send(t, "POST", "/dicomweb/studies"+query, ct, body)
+}
+
+// sequence returns the items of a DICOM JSON sequence attribute.
+func sequence(r *apptest.Response, tag string) []any {
+	a, _ := r.Body[tag].(map[string]any)
+	v, _ := a["Value"].([]any)
+	return v
+}
+
+// qido runs a QIDO-RS search and returns its data sets.
+func qido(t *testing.T, p *apptest.Person, path string) (int, []map[string]any) {
+	t.Helper()
+	resp, body := p.Get(t, path, map[string]string{"Accept": "application/dicom+json"})
+	if resp.StatusCode != http.StatusOK {
+		return resp.StatusCode, nil
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/dicom+json" {
+		t.Errorf("%s: Content-Type %q", path, ct)
+	}
+	var out []map[string]any
+	if err := json.Unmarshal(body, &out); err != nil {
+		t.Fatalf("%s: %v %s", path, err, body)
+	}
+	return resp.StatusCode, out
+}
+
+// value is the first value of an attribute of a DICOM JSON data set.
+func value(ds map[string]any, tag string) any {
+	a, _ := ds[tag].(map[string]any)
+	v, _ := a["Value"].([]any)
+	if len(v) == 0 {
+		return nil
+	}
+	return v[0]
+}
+
+// parts reads a multipart/related answer's parts.
+func parts(t *testing.T, resp *http.Response, body []byte) [][]byte {
+	t.Helper()
+	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/related" || params["type"] != "application/dicom" {
+		t.Fatalf("Content-Type %q", resp.Header.Get("Content-Type"))
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	var out [][]byte
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+}
+
+func TestDICOMwebStoreSearchRetrieve(t *testing.T) {
+	t.Parallel()
+	app := apptest.New(t)
+	provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+	stranger := app.SignUp(t, domain.RoleProvider)
+	px := synth.NewPixels(16, 16)
+	study := synth.Study("Doe^Jane", "P-1", "CT head", "CT", 2, 2)
+	files := make([][]byte, len(study))
+	for i, in := range study {
+		files[i] = px.File(in)
+	}
+
+	// Three instances, one of them twice, and a part that is not DICOM.
+	r := stow(t, provider, "?patient="+patient.ID, [][]byte{files[0], files[1], files[2], files[0]}, [2]string{"application/dicom", "not a DICOM file"})
+	if r.Status != http.StatusAccepted || len(sequence(r, "00081199")) != 4 || len(sequence(r, "00081198")) != 1 {
+		t.Fatalf("stow: %d %s", r.Status, r.Raw)
+	}
+	if !strings.Contains(r.Header.Get("Warning"), "Only DICOM files can join a study.") {
+		t.Errorf("Warning %q", r.Header.Get("Warning"))
+	}
+	imageID := r.Header.Get("MediShare-Image-Id")
+	got := provider.Do(t, "GET", "/api/upload/image/"+imageID, nil).Data()
+	st, _ := got["study"].(map[string]any)
+	if st == nil || st["series"] != 2.0 || st["instances"] != 3.0 || st["description"] != "CT head" || fmt.Sprint(st["modalities"]) != "[CT]" {
+		t.Fatalf("the study after the first STOW: %v", got)
+	}
+	// The fourth instance, sent later, joins the study.
+	if r := stow(t, provider, "?patient="+patient.ID, files[3:]); r.Status != http.StatusOK || r.Header.Get("MediShare-Image-Id") != imageID {
+		t.Fatalf("stow the fourth: %d %s %q", r.Status, r.Raw, r.Header.Get("MediShare-Image-Id"))
+	}
+	if n := len(provider.Do(t, "GET", "/api/upload/image/"+imageID+"/series", nil).List()); n != 2 {
+		t.Errorf("%d series, want 2", n)
+	}
+	uid := study[0].Study
+
+	// QIDO-RS: matching on the sealed and the clear keys.
+	for path, want := range map[string]int{
+		"/dicomweb/studies":                                                      1,
+		"/dicomweb/studies?PatientName=doe*":                                     1,
+		"/dicomweb/studies?PatientName=Smith*":                                   0,
+		"/dicomweb/studies?PatientID=P-1":                                        1,
+		"/dicomweb/studies?AccessionNumber=AP-1":                                 1,
+		"/dicomweb/studies?StudyDate=20260101-20261231":                          1,
+		"/dicomweb/studies?StudyDate=-20251231":                                  0,
+		"/dicomweb/studies?ModalitiesInStudy=CT":                                 1,
+		"/dicomweb/studies?ModalitiesInStudy=MR":                                 0,
+		"/dicomweb/studies?StudyInstanceUID=" + uid:                              1,
+		"/dicomweb/studies?0020000D=" + uid + ",1.2.3":                           1,
+		"/dicomweb/studies/" + uid + "/series":                                   2,
+		"/dicomweb/studies/" + uid + "/instances":                                4,
+		"/dicomweb/studies/" + uid + "/series?Modality=CT":                       2,
+		"/dicomweb/studies/" + uid + "/series/" + study[0].Series + "/instances": 2,
+		"/dicomweb/instances?StudyInstanceUID=" + uid:                            4,
+		"/dicomweb/studies/" + uid + "/instances?limit=3&offset=2":               2,
+	} {
+		if status, sets := qido(t, provider, path); status != http.StatusOK || len(sets) != want {
+			t.Errorf("%s: %d, %d results, want %d", path, status, len(sets), want)
+		}
+	}
+	_, sets := qido(t, provider, "/dicomweb/studies?PatientName=DOE^JANE")
+	if len(sets) != 1 || fmt.Sprint(value(sets[0], "00100010")) != "map[Alphabetic:Doe^Jane]" ||
+		value(sets[0], "00201208") != 4.0 || value(sets[0], "0020000D") != uid {
+		t.Fatalf("the study found: %v", sets)
+	}
+	for _, bad := range []string{"?StudyDate=2026", "?limit=0", "?StudyInstanceUID=abc"} {
+		if status, _ := qido(t, provider, "/dicomweb/studies"+bad); status != http.StatusBadRequest && status != http.StatusUnprocessableEntity {
+			t.Errorf("%s: %d, want a refusal", bad, status)
+		}
+	}
+
+	// WADO-RS: the instances byte for byte, their metadata, a thumbnail.
+	resp, body := provider.Get(t, "/dicomweb/studies/"+uid, map[string]string{"Accept": `multipart/related; type="application/dicom"`})
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("retrieve: %d %s", resp.StatusCode, body)
+	}
+	got4 := parts(t, resp, body)
+	if len(got4) != 4 {
+		t.Fatalf("%d instances retrieved", len(got4))
+	}
+	for _, f := range files {
+		found := false
+		for _, g := range got4 {
+			found = found || bytes.Equal(f, g)
+		}
+		if !found {
+			t.Errorf("an instance did not come back byte for byte")
+		}
+	}
+	resp, body = provider.Get(t, "/dicomweb/studies/"+uid+"/series/"+study[2].Series+"/instances/"+study[2].SOP, nil)
+	if one := parts(t, resp, body); len(one) != 1 || !bytes.Equal(one[0], files[2]) {
+		t.Errorf("retrieve one instance: %d parts", len(one))
+	}
+	if resp, _ := provider.Get(t, "/dicomweb/studies/"+uid, map[string]string{"Accept": "image/jpeg"}); resp.StatusCode != http.StatusNotAcceptable {
+		t.Errorf("an Accept it cannot meet: %d", resp.StatusCode)
+	}
+	resp, body = provider.Get(t, "/dicomweb/studies/"+uid+"/metadata", nil)
+	var meta []map[string]any
+	if err := json.Unmarshal(body, &meta); err != nil || resp.StatusCode != http.StatusOK || len(meta) != 4 {
+		t.Fatalf("metadata: %d %v %.300s", resp.StatusCode, err, body)
+	}
+	if px, _ := meta[0]["7FE00010"].(map[string]any); px == nil || !strings.Contains(fmt.Sprint(px["BulkDataURI"]), "/frames/1") {
+		t.Errorf("pixel data: %v", meta[0]["7FE00010"])
+	}
+	if fmt.Sprint(value(meta[0], "00100010")) != "map[Alphabetic:Doe^Jane]" || value(meta[0], "00280010") != 16.0 {
+		t.Errorf("metadata: %v %v", meta[0]["00100010"], meta[0]["00280010"])
+	}
+	resp, body = provider.Get(t, "/dicomweb/studies/"+uid+"/series/"+study[0].Series+"/thumbnail", nil)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" || !bytes.HasPrefix(body, []byte("\x89PNG")) {
+		t.Errorf("thumbnail: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+
+	// Access: nobody else finds or retrieves it; the patient does once the share is verified.
+	for _, who := range []*apptest.Person{stranger, patient} {
+		if _, sets := qido(t, who, "/dicomweb/studies"); len(sets) != 0 {
+			t.Errorf("%s finds %d studies", who.Role, len(sets))
+		}
+		if resp, _ := who.Get(t, "/dicomweb/studies/"+uid, nil); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s retrieves: %d", who.Role, resp.StatusCode)
+		}
+	}
+	shareID, code := share(t, app, provider, patient, imageID, nil)
+	if _, sets := qido(t, patient, "/dicomweb/studies"); len(sets) != 0 {
+		t.Errorf("before verifying, the patient finds %d studies", len(sets))
+	}
+	if r := verify(t, patient, shareID, code); r.Status != http.StatusOK {
+		t.Fatalf("verify: %d %s", r.Status, r.Raw)
+	}
+	if _, sets := qido(t, patient, "/dicomweb/studies"); len(sets) != 1 {
+		t.Errorf("after verifying, the patient finds %d studies", len(sets))
+	}
+	if resp, body := patient.Get(t, "/dicomweb/studies/"+uid, nil); resp.StatusCode != http.StatusOK || len(parts(t, resp, body)) != 4 {
+		t.Errorf("the patient retrieves: %d", resp.StatusCode)
+	}
+	if r := provider.Do(t, "DELETE", "/api/sharing/"+shareID, nil); r.Status != http.StatusOK {
+		t.Fatalf("revoke: %d", r.Status)
+	}
+	if resp, _ := patient.Get(t, "/dicomweb/studies/"+uid+"/metadata", nil); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("after revocation: %d", resp.StatusCode)
+	}
+
+	// Deleting the study removes every instance's contents.
+	var keys []string
+	rows, err := app.DB.Pool.Query(context.Background(), `SELECT blob_key FROM study_instances WHERE image_id = $1`, imageID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k string
+		_ = rows.Scan(&k)
+		keys = append(keys, k)
+	}
+	rows.Close()
+	if len(keys) != 4 {
+		t.Fatalf("%d instance rows", len(keys))
+	}
+	if r := provider.Do(t, "DELETE", "/api/upload/image/"+imageID, nil); r.Status != http.StatusOK {
+		t.Fatalf("delete: %d %s", r.Status, r.Raw)
+	}
+	for _, k := range keys {
+		if _, err := os.Stat(filepath.Join(app.BlobDir, filepath.FromSlash(k))); !os.IsNotExist(err) {
+			t.Errorf("the contents of %s are still there: %v", k, err)
+		}
+	}
+	if status, sets := qido(t, provider, "/dicomweb/studies"); status != http.StatusOK || len(sets) != 0 {
+		t.Errorf("after deletion: %d studies", len(sets))
+	}
+}
+
+func TestDICOMwebUnassignedStudies(t *testing.T) {
+	t.Parallel()
+	app := apptest.New(t)
+	provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+	study := synth.Study("Roe^Rick", "P-2", "Chest", "CR", 1)
+	r := stow(t, provider, "", [][]byte{synth.NewPixels(8, 8).File(study[0])})
+	if r.Status != http.StatusOK {
+		t.Fatalf("stow: %d %s", r.Status, r.Raw)
+	}
+	id := r.Header.Get("MediShare-Image-Id")
+	waiting := provider.Do(t, "GET", "/api/upload/unassigned", nil).List()
+	if len(waiting) != 1 || waiting[0]["id"] != id || waiting[0]["patient"] != nil {
+		t.Fatalf("unassigned: %v", waiting)
+	}
+	if mine := provider.Do(t, "GET", "/api/upload/my-images", nil); len(mine.List()) != 0 || mine.Body["pagination"].(map[string]any)["totalItems"] != 0.0 {
+		t.Errorf("my images list an unassigned study: %s", mine.Raw)
+	}
+	r = provider.Do(t, "POST", "/api/sharing/request", map[string]any{"imagemetadataId": id, "createdfor": patient.ID})
+	if r.Status != http.StatusUnprocessableEntity || r.Message() != "Please choose a patient for this study before sharing it." {
+		t.Errorf("share an unassigned study: %d %s", r.Status, r.Raw)
+	}
+	if r := provider.Do(t, "PATCH", "/api/upload/image/"+id, map[string]string{"patientId": provider.ID}); r.Status != http.StatusUnprocessableEntity {
+		t.Errorf("assign a provider: %d %s", r.Status, r.Raw)
+	}
+	r = provider.Do(t, "PATCH", "/api/upload/image/"+id, map[string]string{"patientId": patient.ID, "caption": "Chest X-ray"})
+	if r.Status != http.StatusOK || r.Data()["caption"] != "Chest X-ray" || r.Data()["patient"] == nil {
+		t.Fatalf("assign: %d %s", r.Status, r.Raw)
+	}
+	if r := provider.Do(t, "PATCH", "/api/upload/image/"+id, map[string]string{"patientId": patient.ID}); r.Status != http.StatusUnprocessableEntity {
+		t.Errorf("assign again: %d %s", r.Status, r.Raw)
+	}
+	if mine := provider.Do(t, "GET", "/api/upload/my-images", nil).List(); len(mine) != 1 {
+		t.Errorf("after assigning, %d images", len(mine))
+	}
+	if n := len(provider.Do(t, "GET", "/api/upload/unassigned", nil).List()); n != 0 {
+		t.Errorf("%d still unassigned", n)
+	}
+	// A patient can neither store nor assign.
+	if r := stow(t, patient, "", [][]byte{synth.NewPixels(8, 8).File(synth.Study("A^B", "X", "", "CR", 1)[0])}); r.Status != http.StatusForbidden {
+		t.Errorf("a patient stores: %d", r.Status)
+	}
+}
+
+func TestDICOMwebLimitsAndRefusals(t *testing.T) {
+	t.Parallel()
+	app := apptest.New(t)
+	provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+	if _, err := app.DB.Pool.Exec(context.Background(), `UPDATE settings SET value = '10' WHERE key IN ('max_instance_megabytes', 'max_study_megabytes')`); err != nil {
+		t.Fatal(err)
+	}
+	limits := provider.Do(t, "GET", "/api/upload/limits", nil).Data()
+	if limits["maxUploadBytes"] != float64(10<<20) || limits["maxInstanceBytes"] != float64(10<<20) || limits["maxStudyBytes"] != float64(10<<20) {
+		t.Fatalf("limits: %v", limits)
+	}
+	big := synth.NewPixels(2300, 2300) // 10.1 MiB of pixels
+	study := synth.Study("Big^Ben", "P-3", "", "CR", 2)
+	r := stow(t, provider, "?patient="+patient.ID, [][]byte{big.File(study[0])})
+	if r.Status != http.StatusConflict || !strings.Contains(r.Header.Get("Warning"), "The DICOM instance exceeds the 10 MB limit.") {
+		t.Fatalf("an instance over the limit: %d %q %s", r.Status, r.Header.Get("Warning"), r.Raw)
+	}
+	if failed := sequence(r, "00081198"); len(failed) != 1 || fmt.Sprint(value(failed[0].(map[string]any), "00081197")) != fmt.Sprint(0xA700) {
+		t.Errorf("failure reason: %v", failed)
+	}
+	half := synth.NewPixels(1700, 1700) // 5.5 MiB
+	if r := stow(t, provider, "?patient="+patient.ID, [][]byte{half.File(study[0])}); r.Status != http.StatusOK {
+		t.Fatalf("the first half: %d %s", r.Status, r.Raw)
+	}
+	r = stow(t, provider, "?patient="+patient.ID, [][]byte{half.File(study[1])})
+	if r.Status != http.StatusConflict || !strings.Contains(r.Header.Get("Warning"), "The study exceeds the 10 MB limit.") {
+		t.Errorf("a study over the limit: %d %q", r.Status, r.Header.Get("Warning"))
+	}
+	for name, req := range map[string][2]string{
+		"not multipart": {"application/dicom", "x"},
+		"another type":  {`multipart/related; type="application/json"; boundary=x`, "--x--"},
+		"no boundary":   {"multipart/related", ""},
+		"nothing in it": {`multipart/related; type="application/dicom"; boundary=x`, "--x--\r\n"},
+	} {
+		if r := provider.Send(t, "POST", "/dicomweb/studies?patient="+patient.ID, req[0], strings.NewReader(req[1])); r.Status < 400 || r.Status >= 500 {
+			t.Errorf("%s: %d %s", name, r.Status, r.Raw)
+		}
+	}
+	if r := stow(t, provider, "?patient="+provider.ID, [][]byte{half.File(study[1])}); r.Status != http.StatusUnprocessableEntity {
+		t.Errorf("a patient who is not one: %d", r.Status)
+	}
+	if r := app.Client().Send(t, "GET", "/dicomweb/studies", "", nil); r.Status != http.StatusUnauthorized {
+		t.Errorf("no token: %d", r.Status)
+	}
+}
