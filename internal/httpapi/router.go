@@ -71,6 +71,7 @@ func NewRouter(d Deps) http.Handler {
 				a.mountMessages(r)
 				a.mountAdmin(r)
 				a.mountAnalysis(r)
+				a.mountAccessTokens(r)
 			})
 		}
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
