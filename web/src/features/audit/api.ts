@@ -109,6 +109,9 @@ export const ACTION_LABELS: Record<string, string> = {
   settings_update: 'Changed settings',
   analyze: 'Analysed',
   disclose: 'Sent to an outside AI service',
+  token_create: 'Created an access token',
+  token_revoke: 'Revoked an access token',
+  token_use: 'Used an access token',
 };
 
 export function actionLabel(action: string): string {
