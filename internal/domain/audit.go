@@ -52,6 +52,13 @@ const (
 	ActionDisclose AuditAction = "disclose"
 	// ActionImageUpdate: an image's caption changed, or a study got its patient.
 	ActionImageUpdate AuditAction = "image_update"
+	// ActionTokenCreate and ActionTokenRevoke: a person made or revoked a
+	// personal access token (its id and name, never its secret).
+	ActionTokenCreate AuditAction = "token_create"
+	ActionTokenRevoke AuditAction = "token_revoke"
+	// ActionTokenUse: a personal access token was used, recorded at most
+	// once a minute per token (api.md "Personal access tokens").
+	ActionTokenUse AuditAction = "token_use"
 )
 
 // AuditTable names the kind of record an entry is about.
@@ -65,6 +72,8 @@ const (
 	TableImages   AuditTable = "images"
 	TableShares   AuditTable = "shares"
 	TableMessages AuditTable = "messages"
+	// TableAccessTokens: personal access tokens.
+	TableAccessTokens AuditTable = "access_tokens"
 )
 
 // AuditEntry is one security-relevant event (S18).
@@ -94,6 +103,7 @@ var auditActions = []AuditAction{
 	ActionUserUpdate, ActionUpload, ActionView, ActionPreview, ActionDelete, ActionShare, ActionShareVerify,
 	ActionShareVoid, ActionShareRevoke, ActionShareExpired, ActionAccessDenied, ActionThrottled,
 	ActionIntegrityFailure, ActionMessageSend, ActionAuditExport, ActionSettingsUpdate, ActionUserApprove, ActionAnalyze, ActionDisclose, ActionImageUpdate,
+	ActionTokenCreate, ActionTokenRevoke, ActionTokenUse,
 }
 
 // AuditRecord is an audit entry as it is read back, with the names of the

@@ -110,11 +110,14 @@ type Person struct {
 // PersonOf names u.
 func PersonOf(u User) Person { return Person{ID: u.ID, Firstname: u.Firstname, Lastname: u.Lastname} }
 
-// Principal is the authenticated caller of a request.
+// Principal is the authenticated caller of a request: through a session
+// (SessionID), or through a personal access token (AccessTokenID, and no
+// session).
 type Principal struct {
-	User        User
-	SessionID   string
-	Permissions []string
+	User          User
+	SessionID     string
+	AccessTokenID string
+	Permissions   []string
 }
 
 // Can reports whether the caller holds the permission.

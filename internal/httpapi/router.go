@@ -71,6 +71,7 @@ func NewRouter(d Deps) http.Handler {
 				a.mountMessages(r)
 				a.mountAdmin(r)
 				a.mountAnalysis(r)
+				a.mountAccessTokens(r)
 			})
 		}
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -83,7 +84,7 @@ func NewRouter(d Deps) http.Handler {
 
 	if d.Services != nil {
 		a := &api{Services: d.Services, secureCookies: d.SecureCookies, publicOrigin: originOf(d.PublicURL), draining: d.Readiness.Draining()}
-		r.Route("/dicomweb", func(r chi.Router) { a.mountDICOMweb(r, a.requireAuth) })
+		r.Route("/dicomweb", func(r chi.Router) { a.mountDICOMweb(r, a.requireDICOMwebAuth) })
 	}
 
 	spa := spaHandler(d.WebApp)

@@ -28,6 +28,7 @@ type Store interface {
 	AdminStore
 	AnalysisStore
 	OutboxStore
+	AccessTokenStore
 }
 
 // Config is what the services are built from.
@@ -78,6 +79,7 @@ type Services struct {
 	Settings     *SettingsService
 	Admin        *AdminService
 	Analysis     *AnalysisService
+	AccessTokens *AccessTokenService
 	Links        *Links
 	Tokens       *Tokens
 	// Background runs work after responses; Wait for it before exiting.
@@ -111,6 +113,7 @@ func New(c Config) *Services {
 		Settings:     NewSettingsService(c.Store, c.Analyzers),
 		Admin:        NewAdminService(c.Store, c.System, outbox, chain, c.Now),
 		Analysis:     NewAnalysisService(c.Store, images, previews, c.Texts, c.Now, c.Logger, c.Analyzers...),
+		AccessTokens: NewAccessTokenService(c.Store, c.Secrets, c.Now),
 		Links:        links,
 		Tokens:       tokens,
 		Background:   background,

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/medishare/medishare/internal/domain"
 )
@@ -20,6 +21,7 @@ type UserStore interface {
 	EraseUser(ctx context.Context, id string) error
 	ActiveAdminsLocked(ctx context.Context) (int, error)
 	RevokeUserSessions(ctx context.Context, userID, exceptSessionID, reason string) error
+	RevokeUserAccessTokens(ctx context.Context, userID, reason string, now time.Time) error
 	ListUsers(ctx context.Context, dir domain.Directory, search string, page domain.Page) ([]domain.User, domain.PageOf, error)
 	ProviderCaresFor(ctx context.Context, providerID, patientID string) (bool, error)
 	Roles(ctx context.Context) ([]domain.RoleInfo, error)
@@ -91,6 +93,9 @@ func (s *UserService) erase(ctx context.Context, target domain.User, actorID str
 			return err
 		}
 		if err := s.store.RevokeUserSessions(ctx, target.ID, "", "account deleted"); err != nil {
+			return err
+		}
+		if err := s.store.RevokeUserAccessTokens(ctx, target.ID, "account deleted", s.now()); err != nil {
 			return err
 		}
 		return record(ctx, s.store, meta, Event{Actor: actorID, Action: domain.ActionAccountDelete, Table: domain.TableUsers, RecordID: target.ID, Success: true})
@@ -220,6 +225,13 @@ func (s *UserService) Change(ctx context.Context, p *domain.Principal, id string
 				return err
 			}
 			reasons = append(reasons, "active "+boolWord(*in.Active))
+			// A deactivated account's machines stop for good: reactivating
+			// it does not bring its tokens back.
+			if !*in.Active {
+				if err := s.store.RevokeUserAccessTokens(ctx, id, "account deactivated", s.now()); err != nil {
+					return err
+				}
+			}
 		}
 		if in.Role != nil && *in.Role != target.Role {
 			if user, err = s.store.SetRole(ctx, id, *in.Role); err != nil {

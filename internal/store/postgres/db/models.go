@@ -11,6 +11,18 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type AccessToken struct {
+	ID            uuid.UUID
+	UserID        uuid.UUID
+	Name          string
+	TokenHash     []byte
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
+	LastUsedAt    pgtype.Timestamptz
+	RevokedAt     pgtype.Timestamptz
+	RevokedReason pgtype.Text
+}
+
 type ActivityDaily struct {
 	Day           pgtype.Date
 	SignIns       int64

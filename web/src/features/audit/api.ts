@@ -110,6 +110,9 @@ export const ACTION_LABELS: Record<string, string> = {
   analyze: 'Analysed',
   disclose: 'Sent to an outside AI service',
   image_update: 'Changed an image',
+  token_create: 'Created an access token',
+  token_revoke: 'Revoked an access token',
+  token_use: 'Used an access token',
 };
 
 export function actionLabel(action: string): string {

@@ -10,6 +10,7 @@ let mock: MockAdapter;
 
 beforeEach(() => {
   mock = mockApi();
+  mock.onGet('/tokens').reply(200, { data: [] });
 });
 
 /** The value shown for a label inside a section. */
@@ -47,7 +48,7 @@ describe('/profile', () => {
     expect(await screen.findByRole('heading', { level: 2, name: 'Personal Information' })).toBeInTheDocument();
     expect(
       screen.getAllByRole('heading', { level: 2 }).map((heading) => heading.textContent),
-    ).toEqual(['Personal Information', 'Adress', 'Medical Information', 'User Bio', 'Access history']);
+    ).toEqual(['Personal Information', 'Adress', 'Medical Information', 'User Bio', 'Access history', 'Access tokens']);
 
     const personal = section('Personal Information');
     expect(within(personal).getAllByRole('term').map((term) => term.textContent)).toEqual([

@@ -5,6 +5,7 @@ import { Spinner } from '@/components/Spinner';
 import { getErrorMessage } from '@/lib/api-client';
 import { clearUser } from '@/lib/session';
 import { useGetOwnProfileQuery } from '../api';
+import { AccessTokensSection } from '../components/AccessTokensSection';
 import { DeleteAccountModal } from '../components/DeleteAccountModal';
 import { EditProfileModal } from '../components/EditProfileModal';
 import { ProfileDetails, ProfileSummary } from '../components/ProfileDetails';
@@ -13,8 +14,9 @@ import '../profile.css';
 type OpenModal = 'edit' | 'delete' | null;
 
 /**
- * My Profile (product.md §2): GET /api/users/profile, edit and delete.
- * `extra` is what app/ adds below the details (a patient's access history).
+ * My Profile (product.md §2): GET /api/users/profile, edit and delete, and
+ * the caller's personal access tokens. `extra` is what app/ adds below the
+ * details (a patient's access history).
  */
 export function ProfilePage({ extra }: { extra?: ReactNode }) {
   const dispatch = useAppDispatch();
@@ -53,6 +55,7 @@ export function ProfilePage({ extra }: { extra?: ReactNode }) {
           </ProfileSummary>
           <ProfileDetails user={user} />
           {extra}
+          <AccessTokensSection />
           {modal === 'edit' && <EditProfileModal user={user} onClose={() => setModal(null)} onSaved={() => setModal(null)} />}
           {modal === 'delete' && (
             <DeleteAccountModal onClose={() => setModal(null)} onDeleted={() => void onDeleted()} />
