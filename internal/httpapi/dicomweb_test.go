@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -315,6 +316,28 @@ func TestDICOMwebUnassignedStudies(t *testing.T) {
 	if n := len(provider.Do(t, "GET", "/api/upload/unassigned", nil).List()); n != 0 {
 		t.Errorf("%d still unassigned", n)
 	}
+	// A PACS stores and searches with its owner's personal access token,
+	// as a bearer token or as the password of Basic authentication.
+	tok := provider.Do(t, "POST", "/api/tokens", map[string]any{"name": "PACS", "expiresInDays": 30})
+	secret, _ := tok.Data()["token"].(string)
+	if tok.Status != http.StatusCreated || secret == "" {
+		t.Fatalf("token: %d %s", tok.Status, tok.Raw)
+	}
+	machine := app.Client()
+	for _, auth := range []string{"Bearer " + secret, "Basic " + base64.StdEncoding.EncodeToString([]byte("pacs:"+secret))} {
+		resp, body := machine.Get(t, "/dicomweb/studies", map[string]string{"Authorization": auth})
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), study[0].Study) {
+			t.Errorf("%s: %d %s", strings.Fields(auth)[0], resp.StatusCode, body)
+		}
+	}
+	machine.Token = secret
+	if r := stow(t, &apptest.Person{Client: machine}, "", [][]byte{synth.NewPixels(8, 8).File(synth.Study("C^D", "Y", "", "CR", 1)[0])}); r.Status != http.StatusOK {
+		t.Errorf("store with a token: %d %s", r.Status, r.Raw)
+	}
+	if n := len(provider.Do(t, "GET", "/api/upload/unassigned", nil).List()); n != 1 {
+		t.Errorf("the token's study waits unassigned for its owner: %d", n)
+	}
+
 	// A patient can neither store nor assign.
 	if r := stow(t, patient, "", [][]byte{synth.NewPixels(8, 8).File(synth.Study("A^B", "X", "", "CR", 1)[0])}); r.Status != http.StatusForbidden {
 		t.Errorf("a patient stores: %d", r.Status)
