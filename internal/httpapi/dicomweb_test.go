@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/base64"
 	"context"
@@ -13,6 +14,7 @@ import (
 	"net/textproto"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -220,6 +222,29 @@ func TestDICOMwebStoreSearchRetrieve(t *testing.T) {
 	resp, body = provider.Get(t, "/dicomweb/studies/"+uid+"/series/"+study[0].Series+"/thumbnail", nil)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" || !bytes.HasPrefix(body, []byte("\x89PNG")) {
 		t.Errorf("thumbnail: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+
+	// The study as a ZIP, through its signed link: every instance, a folder per series.
+	link, _ := provider.Do(t, "GET", "/api/upload/image/"+imageID, nil).Data()["archive_url"].(string)
+	resp, body = app.Client().Get(t, link, nil)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/zip" {
+		t.Fatalf("archive: %d %q", resp.StatusCode, link)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(body), int64(len(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	folders := map[string]bool{}
+	for _, f := range zr.File {
+		folders[strings.Split(f.Name, "/")[0]] = true
+		rc, _ := f.Open()
+		b, _ := io.ReadAll(rc)
+		if !slices.ContainsFunc(files, func(want []byte) bool { return bytes.Equal(want, b) }) {
+			t.Errorf("%s is not an instance sent", f.Name)
+		}
+	}
+	if len(zr.File) != 4 || len(folders) != 2 || !folders["001 CT Series 1"] {
+		t.Errorf("archive: %d files in %v", len(zr.File), folders)
 	}
 
 	// Access: nobody else finds or retrieves it; the patient does once the share is verified.

@@ -58,6 +58,7 @@ type imageJSON struct {
 	Patient          *personJSON        `json:"patient"`
 	DICOM            *domain.DICOMFacts `json:"dicom"`
 	Study            *domain.StudyFacts `json:"study"`
+	ArchiveURL       *string            `json:"archive_url"`
 	Shares           []imageShareJSON   `json:"shares"`
 }
 
@@ -97,6 +98,9 @@ func (a *api) toImageJSON(p *domain.Principal, im domain.Image) imageJSON {
 	if im.HasPixels() {
 		out.PreviewURL = a.signedLink(p, im.ID, service.LinkPreview)
 	}
+	if im.Study != nil {
+		out.ArchiveURL = a.signedLink(p, im.ID, service.LinkArchive)
+	}
 	return out
 }
 
@@ -129,6 +133,7 @@ func (a *api) mountImages(r chi.Router) {
 func (a *api) mountImageContent(r chi.Router) {
 	r.With(a.bearerOrSignedLink(service.LinkContent)).Get("/upload/image/{id}/content", a.imageContent)
 	r.With(a.bearerOrSignedLink(service.LinkPreview)).Get("/upload/image/{id}/preview", a.imagePreview)
+	r.With(a.bearerOrSignedLink(service.LinkArchive)).Get("/upload/image/{id}/archive", a.studyArchive)
 }
 
 // bearerOrSignedLink lets <img> and <iframe> fetch contents with a

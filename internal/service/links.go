@@ -17,6 +17,7 @@ const SignedLinkTTL = 5 * time.Minute
 const (
 	LinkContent = "content"
 	LinkPreview = "preview"
+	LinkArchive = "archive" // a study's instances as a ZIP
 )
 
 // Grant is the proof a signed link carries: it names the caller's session,

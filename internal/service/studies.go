@@ -310,6 +310,29 @@ func (s *ImageService) Update(ctx context.Context, p *domain.Principal, id strin
 	return s.Get(ctx, p, id, meta)
 }
 
+// Archive returns a study the caller may open and its instances, series
+// by series, its download recorded as a view.
+// Errors: ENOTFOUND (also for a file that is not a study), EFORBIDDEN.
+func (s *ImageService) Archive(ctx context.Context, p *domain.Principal, id string, meta domain.RequestMeta) (domain.Image, []domain.Instance, error) {
+	im, err := s.reachOpen(ctx, p, id, meta)
+	if err != nil {
+		return domain.Image{}, nil, err
+	}
+	if im.Study == nil {
+		return domain.Image{}, nil, domain.Errorf(domain.ENOTFOUND, "This image is not a study.")
+	}
+	instances, err := s.store.Instances(ctx, im.ID, "", "")
+	if err != nil {
+		return domain.Image{}, nil, err
+	}
+	reason := "archive"
+	if im.ViaShare != nil {
+		reason += " via share " + im.ViaShare.ID
+	}
+	err = record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionView, Table: domain.TableImages, RecordID: im.ID, Success: true, Reason: reason})
+	return im, instances, err
+}
+
 // ListUnassigned returns the caller's studies that wait for a patient.
 // Errors: EFORBIDDEN.
 func (s *ImageService) ListUnassigned(ctx context.Context, p *domain.Principal, meta domain.RequestMeta) ([]domain.Image, error) {
