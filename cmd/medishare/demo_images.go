@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 
 	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/medimg/synth"
 	"github.com/medishare/medishare/internal/service"
 )
 
@@ -65,6 +66,44 @@ func ensureDemoImages(ctx context.Context, s *service.Services, dataDir string, 
 		}
 	}
 	logger.Info("demo images uploaded (development only)", "count", len(demoImages))
+	return os.WriteFile(done, nil, 0o600)
+}
+
+// ensureDemoStudy stores, once, a synthetic CT study of three series for
+// the demo patient, instance by instance as DICOMweb does, so the studies'
+// screens have something to show.
+func ensureDemoStudy(ctx context.Context, s *service.Services, dataDir string, accounts map[string]demoAccount, logger *slog.Logger) error {
+	done := filepath.Join(dataDir, "demo-study.done")
+	if _, err := os.Stat(done); err == nil {
+		return nil
+	}
+	provider, err := demoSignIn(ctx, s, accounts[domain.RoleProvider])
+	if err != nil {
+		return err
+	}
+	patient, err := demoSignIn(ctx, s, accounts[domain.RolePatient])
+	if err != nil {
+		return err
+	}
+	limits, err := s.Images.PrepareStow(ctx, provider, patient.User.ID, demoMeta)
+	if err != nil {
+		return err
+	}
+	px := synth.NewPixels(256, 256)
+	var studyID string
+	instances := synth.Study("Khan^Ayesha", "DEMO-1", "CT chest (demo)", "CT", 4, 3, 2)
+	for _, in := range instances {
+		stored, err := s.Images.StoreInstance(ctx, provider, patient.User.ID, limits, bytes.NewReader(px.File(in)), demoMeta)
+		if err != nil {
+			return fmt.Errorf("demo study: %w", err)
+		}
+		studyID = stored.Study.ID
+	}
+	caption := "CT chest, three series (demo)"
+	if _, err := s.Images.Update(ctx, provider, studyID, service.ImageChange{Caption: &caption}, demoMeta); err != nil {
+		return fmt.Errorf("demo study caption: %w", err)
+	}
+	logger.Info("demo study stored (development only)", "instances", len(instances))
 	return os.WriteFile(done, nil, 0o600)
 }
 

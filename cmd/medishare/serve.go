@@ -50,6 +50,9 @@ func serve(ctx context.Context, getenv func(string) string, logOut io.Writer) er
 			if err := ensureDemoImages(ctx, p.Services, cfg.DataDir, accounts, logger); err != nil {
 				return err
 			}
+			if err := ensureDemoStudy(ctx, p.Services, cfg.DataDir, accounts, logger); err != nil {
+				return err
+			}
 		}
 	}
 
