@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/medimg/synth"
@@ -412,5 +413,41 @@ func TestDICOMwebLimitsAndRefusals(t *testing.T) {
 	}
 	if r := app.Client().Send(t, "GET", "/dicomweb/studies", "", nil); r.Status != http.StatusUnauthorized {
 		t.Errorf("no token: %d", r.Status)
+	}
+}
+
+// TestStudyInstancesKeptAndScrubbed: the janitor keeps every instance's
+// contents, and the scrub reads every instance, not only the first.
+func TestStudyInstancesKeptAndScrubbed(t *testing.T) {
+	t.Parallel()
+	app := apptest.New(t)
+	provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+	study := synth.Study("Poe^Ed", "P-4", "MR", "MR", 1, 1)
+	px := synth.NewPixels(200, 200) // more than one 64 KiB chunk
+	r := stow(t, provider, "?patient="+patient.ID, [][]byte{px.File(study[0]), px.File(study[1])})
+	if r.Status != http.StatusOK {
+		t.Fatalf("stow: %d %s", r.Status, r.Raw)
+	}
+	id := r.Header.Get("MediShare-Image-Id")
+	var second string
+	if err := app.DB.Pool.QueryRow(t.Context(), `SELECT blob_key FROM study_instances WHERE image_id = $1 AND id <> $1`, id).Scan(&second); err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := filepath.Glob(filepath.Join(app.BlobDir, "images", "*"))
+	old := time.Now().Add(-2 * time.Hour)
+	for _, p := range stored {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := app.Services.Integrity.CollectOrphans(t.Context()); err != nil || n != 0 {
+		t.Fatalf("the janitor removed %d objects: %v", n, err)
+	}
+	if reason, err := app.Services.Integrity.CheckImage(t.Context(), id); err != nil || reason != "" {
+		t.Fatalf("an intact study: %q %v", reason, err)
+	}
+	flipByte(t, filepath.Join(app.BlobDir, filepath.FromSlash(second)), 70000)
+	if reason, err := app.Services.Integrity.CheckImage(t.Context(), id); err != nil || !strings.HasPrefix(reason, "instance "+study[1].SOP+": chunk 1") {
+		t.Fatalf("a damaged second instance: %q %v", reason, err)
 	}
 }

@@ -19,6 +19,7 @@ type IntegrityStore interface {
 	AuditWriter
 	Image(ctx context.Context, id string) (domain.Image, error)
 	Preview(ctx context.Context, imageID string) (domain.Preview, error)
+	Instances(ctx context.Context, imageID, seriesUID, sopUID string) ([]domain.Instance, error)
 	ClaimContentCheck(ctx context.Context, lease, recheck time.Duration) (string, error)
 	RecordContentCheck(ctx context.Context, imageID, failure string) (bool, error)
 	ScrubStatus(ctx context.Context) (domain.ScrubStatus, error)
@@ -72,7 +73,7 @@ const (
 
 // CheckImage reads an image's stored contents whole, checking every chunk,
 // the length and the SHA-256 against its record, and its stored preview
-// likewise; it records the result, and when the image has just started
+// and, for a study, every instance likewise; it records the result, and when the image has just started
 // failing, an integrity_failure entry in the same transaction. It returns
 // what is wrong ("" when nothing is).
 // Errors: ENOTFOUND (no such image), EUNAVAILABLE (the store cannot be read
@@ -91,6 +92,11 @@ func (s *IntegrityService) CheckImage(ctx context.Context, id string) (string, e
 	} else if reason, err = s.checkPreview(ctx, im.ID); err != nil {
 		return "", err
 	}
+	if reason == "" && im.Study != nil {
+		if reason, err = s.checkInstances(ctx, im.ID); err != nil {
+			return "", err
+		}
+	}
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
 		newly, err := s.store.RecordContentCheck(ctx, im.ID, reason)
 		if err != nil || !newly {
@@ -103,6 +109,25 @@ func (s *IntegrityService) CheckImage(ctx context.Context, id string) (string, e
 		s.logger.Error("stored contents failed their check", "image", im.ID, "reason", reason)
 	}
 	return reason, err
+}
+
+// checkInstances checks a study's instances but the first, which is the
+// image's own contents.
+func (s *IntegrityService) checkInstances(ctx context.Context, imageID string) (string, error) {
+	instances, err := s.store.Instances(ctx, imageID, "", "")
+	if err != nil {
+		return "", err
+	}
+	for _, in := range instances {
+		if in.ID == imageID {
+			continue
+		}
+		reason, err := s.checkObject(ctx, in.BlobKey, in.WrappedKey, in.ID, in.Size, in.SHA256)
+		if err != nil || reason != "" {
+			return "instance " + in.SOPUID + ": " + reason, err
+		}
+	}
+	return "", nil
 }
 
 func (s *IntegrityService) checkPreview(ctx context.Context, imageID string) (string, error) {
