@@ -51,6 +51,9 @@ CREATE TABLE study_instances (
     body_part          text NOT NULL,
     -- The allow-listed facts of the instance (rows, columns, frames, ...).
     dicom              jsonb NOT NULL,
+    -- Where its pixel data lies in the file (medimg.PixelSpan: offsets
+    -- and lengths), for serving frames without reading the rest.
+    pixel_spans        jsonb NOT NULL DEFAULT '[]',
     blob_key           text NOT NULL UNIQUE,
     wrapped_key        bytea NOT NULL,
     key_id             bytea NOT NULL,

@@ -51,12 +51,22 @@ type Instance struct {
 	SeriesDescription string
 	BodyPart          string
 	DICOM             DICOMFacts
-	BlobKey           string
-	WrappedKey        []byte
-	KeyID             []byte
-	Size              int64
-	SHA256            []byte
-	CreatedAt         time.Time
+	// PixelSpans are where its pixel data lies in the file: one span of
+	// native pixels, or the fragments of encapsulated ones (the basic
+	// offset table first).
+	PixelSpans []Span
+	BlobKey    string
+	WrappedKey []byte
+	KeyID      []byte
+	Size       int64
+	SHA256     []byte
+	CreatedAt  time.Time
+}
+
+// Span is a run of bytes of a stored file.
+type Span struct {
+	Offset int64 `json:"o"`
+	Length int64 `json:"n"`
 }
 
 // Series is one series of a study, as its instances describe it.

@@ -451,3 +451,65 @@ func TestStudyInstancesKeptAndScrubbed(t *testing.T) {
 		t.Fatalf("a damaged second instance: %q %v", reason, err)
 	}
 }
+
+func TestDICOMwebFrames(t *testing.T) {
+	t.Parallel()
+	app := apptest.New(t)
+	provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+	in := synth.Study("Frame^Fay", "P-5", "", "CR", 1)[0]
+	native := synth.NewPixels(16, 16).File(in)
+	jpeg, err := os.ReadFile(filepath.Join("..", "..", "testdata", "dicom", "JPEG-lossy.dcm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := stow(t, provider, "?patient="+patient.ID, [][]byte{native, jpeg})
+	if r.Status != http.StatusOK {
+		t.Fatalf("stow: %d %s", r.Status, r.Raw)
+	}
+	frame := func(url, accept string) (int, [][]byte) {
+		t.Helper()
+		resp, body := provider.Get(t, url, map[string]string{"Accept": accept})
+		if resp.StatusCode != http.StatusOK {
+			return resp.StatusCode, nil
+		}
+		mt, params, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		if mt != "multipart/related" || params["type"] != "application/octet-stream" {
+			t.Fatalf("Content-Type %q", resp.Header.Get("Content-Type"))
+		}
+		var out [][]byte
+		mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+		for {
+			part, err := mr.NextPart()
+			if err != nil {
+				return resp.StatusCode, out
+			}
+			b, _ := io.ReadAll(part)
+			out = append(out, b)
+		}
+	}
+	url := "/dicomweb/studies/" + in.Study + "/series/" + in.Series + "/instances/" + in.SOP + "/frames/1"
+	status, got := frame(url, `multipart/related; type="application/octet-stream"`)
+	if status != http.StatusOK || len(got) != 1 || !bytes.Equal(got[0], native[len(native)-16*16*2:]) {
+		t.Fatalf("a native frame: %d, %d parts", status, len(got))
+	}
+	if status, _ := frame(strings.Replace(url, "/frames/1", "/frames/2", 1), ""); status != http.StatusBadRequest {
+		t.Errorf("a frame it does not have: %d", status)
+	}
+	if status, _ := frame(strings.Replace(url, "/frames/1", "/frames/x", 1), ""); status != http.StatusBadRequest {
+		t.Errorf("a malformed list: %d", status)
+	}
+
+	// The compressed file: its frame as stored, a JPEG, when asked for as it is.
+	_, sets := qido(t, provider, "/dicomweb/instances?SOPClassUID=1.2.840.10008.5.1.4.1.1.7")
+	if len(sets) != 1 {
+		t.Fatalf("%d JPEG instances found", len(sets))
+	}
+	jurl := fmt.Sprintf("/dicomweb/studies/%s/series/%s/instances/%s/frames/1", value(sets[0], "0020000D"), value(sets[0], "0020000E"), value(sets[0], "00080018"))
+	status, got = frame(jurl, `multipart/related; type="application/octet-stream"; transfer-syntax=*`)
+	if status != http.StatusOK || len(got) != 1 || !bytes.HasPrefix(got[0], []byte{0xFF, 0xD8}) {
+		t.Fatalf("a JPEG frame: %d %d", status, len(got))
+	}
+	if status, _ := frame(jurl, `multipart/related; type="application/octet-stream"`); status != http.StatusNotAcceptable {
+		t.Errorf("a compressed frame asked for uncompressed: %d", status)
+	}
+}

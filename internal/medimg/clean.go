@@ -43,6 +43,11 @@ type DICOMInfo struct {
 	// which keeps the identifiers sealed and never logs them (S17).
 	Identity DICOMIdentity
 	Patient  DICOMPatient
+	// PixelSpans are where the image's own pixel data lies in the file:
+	// one span for native pixels, the fragments (the offset table first)
+	// for encapsulated ones; none for a deflated data set, whose offsets
+	// are not the file's.
+	PixelSpans []PixelSpan
 }
 
 // DICOMIdentity is where an instance belongs: its study, series and own

@@ -225,6 +225,11 @@ func dicomInfo(ds *dicom.Dataset, g *dicomGuard) *DICOMInfo {
 		StudyID:                headerText(ds, tag.StudyID),
 		ReferringPhysicianName: headerText(ds, tag.ReferringPhysicianName),
 	}
+	if !g.deflated {
+		for _, s := range g.pixelSpans {
+			di.PixelSpans = append(di.PixelSpans, PixelSpan{Offset: g.datasetStart + s.Offset, Length: s.Length})
+		}
+	}
 	di.Patient = DICOMPatient{
 		Name: headerText(ds, tag.PatientName), ID: headerText(ds, tag.PatientID),
 		BirthDate: headerText(ds, tag.PatientBirthDate), Sex: headerText(ds, tag.PatientSex),

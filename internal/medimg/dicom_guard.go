@@ -57,7 +57,24 @@ type dicomGuard struct {
 	// skipped: a preview reads a compressed frame's own header from it.
 	frameHead []byte
 	capture   bool
+
+	// Where the image's own pixel data lies in the file, for serving
+	// frames: the dataset's first byte in the file (after the preamble
+	// and the meta group), and the pixel data's value or fragments as
+	// dataset offsets and lengths.
+	datasetStart int64
+	pixelSpans   []PixelSpan
 }
+
+// PixelSpan is a run of bytes of a stored DICOM file: a native pixel data
+// value, or one fragment of encapsulated pixel data.
+type PixelSpan struct {
+	Offset int64 `json:"o"`
+	Length int64 `json:"n"`
+}
+
+// maxPixelSpans bounds the fragments remembered for serving frames.
+const maxPixelSpans = 20_000
 
 const (
 	phasePreamble = iota
@@ -272,6 +289,7 @@ func (g *dicomGuard) element(t tag.Tag, vr string, vl uint32) error {
 		}
 		if top == nil && vl > 0 {
 			g.hasPixels = true
+			g.pixelSpans = append(g.pixelSpans, PixelSpan{Offset: g.pos, Length: int64(vl)})
 		}
 		if g.keepPixels {
 			return g.value(vl, maxPixelBytes, 1)
@@ -391,6 +409,9 @@ func (g *dicomGuard) fragment(c *container) error {
 		return err
 	}
 	c.fragments++
+	if c.topLevel && c.pixels && len(g.pixelSpans) < maxPixelSpans {
+		g.pixelSpans = append(g.pixelSpans, PixelSpan{Offset: g.pos, Length: int64(vl)})
+	}
 	if c.topLevel && c.fragments > 1 && vl > 0 { // the first item is the offset table
 		g.hasPixels = true
 		g.capture = c.pixels && !g.keepPixels && g.frameHead == nil
@@ -485,6 +506,7 @@ func (g *dicomGuard) readMeta() error {
 		return errBounds
 	}
 	meta := make([]byte, 12+int(metaLen))
+	g.datasetStart = dicomPrefixLen + int64(len(meta))
 	copy(meta, h[:])
 	if _, err := io.ReadFull(g.raw, meta[12:]); err != nil {
 		return readFail(err)

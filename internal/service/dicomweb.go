@@ -238,3 +238,55 @@ func (s *ImageService) InstanceContents(in domain.Instance) (*Contents, error) {
 	im := domain.Image{ID: in.ID, BlobKey: in.BlobKey, Size: in.Size, ContentType: domain.TypeDICOM, DICOM: &facts}
 	return &Contents{Image: im, key: key, blobs: s.blobs}, nil
 }
+
+// Transfer syntaxes whose pixel data is stored native (not encapsulated).
+const (
+	tsImplicitLE = "1.2.840.10008.1.2"
+	tsExplicitLE = "1.2.840.10008.1.2.1"
+	tsExplicitBE = "1.2.840.10008.1.2.2"
+)
+
+// FrameSpans says where frames lie in a stored instance: for each frame
+// asked (numbered from 1), the spans of the file that hold it. Native
+// frames come as explicit VR little endian pixels; encapsulated ones as
+// stored, in the instance's transfer syntax, which is returned.
+// Errors: EINVALID (a frame the instance does not have), EUNSUPPORTED
+// (frames that cannot be cut out of the file as stored).
+func FrameSpans(in domain.Instance, frames []int) ([][]domain.Span, string, error) {
+	count := max(in.DICOM.Frames, 1)
+	for _, f := range frames {
+		if f < 1 || f > count {
+			return nil, "", domain.Errorf(domain.EINVALID, "Frame numbers must be between 1 and %d.", count)
+		}
+	}
+	if len(in.PixelSpans) == 0 || in.DICOM.Rows == 0 {
+		return nil, "", domain.Errorf(domain.EUNSUPPORTED, "This instance's frames cannot be served; retrieve the instance instead.")
+	}
+	out := make([][]domain.Span, len(frames))
+	switch ts := in.TransferSyntax; ts {
+	case tsImplicitLE, tsExplicitLE:
+		px := in.PixelSpans[0]
+		size := px.Length / int64(count)
+		for i, f := range frames {
+			out[i] = []domain.Span{{Offset: px.Offset + int64(f-1)*size, Length: size}}
+		}
+		return out, tsExplicitLE, nil
+	case tsExplicitBE:
+		return nil, "", domain.Errorf(domain.EUNSUPPORTED, "Frames of big-endian files are not served; retrieve the instance instead.")
+	default:
+		fragments := in.PixelSpans[1:] // the basic offset table comes first
+		switch {
+		case count == 1:
+			for i := range frames {
+				out[i] = fragments
+			}
+		case len(fragments) == count:
+			for i, f := range frames {
+				out[i] = fragments[f-1 : f]
+			}
+		default:
+			return nil, "", domain.Errorf(domain.EUNSUPPORTED, "This instance's frames span several fragments; retrieve the instance instead.")
+		}
+		return out, ts, nil
+	}
+}

@@ -192,6 +192,9 @@ func (s *ImageService) recordInstance(ctx context.Context, p *domain.Principal, 
 	if im.DICOM != nil {
 		inst.DICOM = *im.DICOM
 	}
+	for _, s := range di.PixelSpans {
+		inst.PixelSpans = append(inst.PixelSpans, domain.Span{Offset: s.Offset, Length: s.Length})
+	}
 	var added bool
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
 		studyID, made, err := s.store.StartStudy(ctx, im, join)

@@ -70,11 +70,17 @@ func (s *Store) AddInstance(ctx context.Context, in domain.Instance) (bool, int6
 	if err != nil {
 		return false, 0, err
 	}
+	spans := []domain.Span{}
+	spans = append(spans, in.PixelSpans...)
+	spansJSON, err := json.Marshal(spans)
+	if err != nil {
+		return false, 0, err
+	}
 	_, err = s.q(ctx).AddStudyInstance(ctx, db.AddStudyInstanceParams{
 		ID: id, ImageID: image, SeriesUid: in.SeriesUID, SopUid: in.SOPUID, SopClassUid: in.SOPClassUID,
 		TransferSyntax: in.TransferSyntax, SeriesNumber: optionalInt(in.SeriesNumber), InstanceNumber: optionalInt(in.InstanceNumber),
 		Modality: in.Modality, SeriesDescription: in.SeriesDescription, BodyPart: in.BodyPart, Dicom: facts,
-		BlobKey: in.BlobKey, WrappedKey: in.WrappedKey, KeyID: in.KeyID, Size: in.Size, Sha256: in.SHA256,
+		PixelSpans: spansJSON, BlobKey: in.BlobKey, WrappedKey: in.WrappedKey, KeyID: in.KeyID, Size: in.Size, Sha256: in.SHA256,
 	})
 	added := err == nil
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
@@ -118,7 +124,8 @@ func (s *Store) Instances(ctx context.Context, imageID, seriesUID, sopUID string
 			Modality: r.Modality, SeriesDescription: r.SeriesDescription, BodyPart: r.BodyPart,
 			BlobKey: r.BlobKey, WrappedKey: r.WrappedKey, KeyID: r.KeyID, Size: r.Size, SHA256: r.Sha256, CreatedAt: r.CreatedAt,
 		}
-		_ = json.Unmarshal(r.Dicom, &out[i].DICOM) // written by AddInstance; an unreadable one reads as empty facts
+		_ = json.Unmarshal(r.Dicom, &out[i].DICOM)           // written by AddInstance; an unreadable one reads as empty facts
+		_ = json.Unmarshal(r.PixelSpans, &out[i].PixelSpans) // likewise: no spans, no frames
 	}
 	return out, nil
 }

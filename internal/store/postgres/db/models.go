@@ -255,6 +255,7 @@ type StudyInstance struct {
 	SeriesDescription string
 	BodyPart          string
 	Dicom             []byte
+	PixelSpans        []byte
 	BlobKey           string
 	WrappedKey        []byte
 	KeyID             []byte

@@ -15,11 +15,11 @@ import (
 
 const addStudyInstance = `-- name: AddStudyInstance :one
 INSERT INTO study_instances (id, image_id, series_uid, sop_uid, sop_class_uid, transfer_syntax, series_number,
-                             instance_number, modality, series_description, body_part, dicom, blob_key,
+                             instance_number, modality, series_description, body_part, dicom, pixel_spans, blob_key,
                              wrapped_key, key_id, size, sha256)
 VALUES ($1, $2, $3, $4, $5, $6, $7,
-        $8, $9, $10, $11, $12, $13,
-        $14, $15, $16, $17)
+        $8, $9, $10, $11, $12, $13, $14,
+        $15, $16, $17, $18)
 ON CONFLICT (image_id, sop_uid) DO NOTHING
 RETURNING id
 `
@@ -37,6 +37,7 @@ type AddStudyInstanceParams struct {
 	SeriesDescription string
 	BodyPart          string
 	Dicom             []byte
+	PixelSpans        []byte
 	BlobKey           string
 	WrappedKey        []byte
 	KeyID             []byte
@@ -59,6 +60,7 @@ func (q *Queries) AddStudyInstance(ctx context.Context, arg AddStudyInstancePara
 		arg.SeriesDescription,
 		arg.BodyPart,
 		arg.Dicom,
+		arg.PixelSpans,
 		arg.BlobKey,
 		arg.WrappedKey,
 		arg.KeyID,
@@ -513,7 +515,7 @@ func (q *Queries) StudyImageFor(ctx context.Context, arg StudyImageForParams) (u
 }
 
 const studyInstances = `-- name: StudyInstances :many
-SELECT id, image_id, series_uid, sop_uid, sop_class_uid, transfer_syntax, series_number, instance_number, modality, series_description, body_part, dicom, blob_key, wrapped_key, key_id, size, sha256, created_at FROM study_instances
+SELECT id, image_id, series_uid, sop_uid, sop_class_uid, transfer_syntax, series_number, instance_number, modality, series_description, body_part, dicom, pixel_spans, blob_key, wrapped_key, key_id, size, sha256, created_at FROM study_instances
 WHERE image_id = $1
   AND ($2::text IS NULL OR series_uid = $2::text)
   AND ($3::text IS NULL OR sop_uid = $3::text)
@@ -549,6 +551,7 @@ func (q *Queries) StudyInstances(ctx context.Context, arg StudyInstancesParams) 
 			&i.SeriesDescription,
 			&i.BodyPart,
 			&i.Dicom,
+			&i.PixelSpans,
 			&i.BlobKey,
 			&i.WrappedKey,
 			&i.KeyID,

@@ -10,10 +10,10 @@ FOR UPDATE;
 -- name: AddStudyInstance :one
 -- nil when the study already holds the instance (same SOP Instance UID).
 INSERT INTO study_instances (id, image_id, series_uid, sop_uid, sop_class_uid, transfer_syntax, series_number,
-                             instance_number, modality, series_description, body_part, dicom, blob_key,
+                             instance_number, modality, series_description, body_part, dicom, pixel_spans, blob_key,
                              wrapped_key, key_id, size, sha256)
 VALUES (@id, @image_id, @series_uid, @sop_uid, @sop_class_uid, @transfer_syntax, sqlc.narg(series_number),
-        sqlc.narg(instance_number), @modality, @series_description, @body_part, @dicom, @blob_key,
+        sqlc.narg(instance_number), @modality, @series_description, @body_part, @dicom, @pixel_spans, @blob_key,
         @wrapped_key, @key_id, @size, @sha256)
 ON CONFLICT (image_id, sop_uid) DO NOTHING
 RETURNING id;
