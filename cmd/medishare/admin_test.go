@@ -111,7 +111,10 @@ func TestDemoImagesOnAFreshDatabase(t *testing.T) {
 		for _, e := range page.Data {
 			got = append(got, e.Actiontype+":"+e.User.Username)
 		}
-		want := "view:demo.provider upload:demo.provider view:demo.provider upload:demo.provider"
+		// The study's caption set after its nine instances, then the two
+		// radiographs, each uploaded and viewed.
+		want := "image_update:demo.provider" + strings.Repeat(" upload:demo.provider", 9) +
+			" view:demo.provider upload:demo.provider view:demo.provider upload:demo.provider"
 		if strings.Join(got, " ") != want {
 			t.Errorf("start %d: the demo patient's access history: %v, want %s", start, got, want)
 		}
