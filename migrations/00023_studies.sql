@@ -34,6 +34,13 @@ CREATE UNIQUE INDEX images_study_key ON images (uploader_id, coalesce(patient_id
     WHERE study_joins;
 -- DICOMweb finds a study by its UID among those a caller may see.
 CREATE INDEX images_study_uid_idx ON images (study_uid) WHERE study_uid IS NOT NULL;
+-- DICOMweb searches (postgres.SearchStudies): every study or an uploader's,
+-- newest first or by study date, and by modality.
+CREATE INDEX images_study_recent_idx ON images (created_at DESC, id) WHERE study_uid IS NOT NULL;
+CREATE INDEX images_study_uploader_idx ON images (uploader_id, created_at DESC, id) WHERE study_uid IS NOT NULL;
+CREATE INDEX images_study_date_idx ON images ((study->>'date') DESC, created_at DESC, id) WHERE study_uid IS NOT NULL;
+CREATE INDEX images_study_uploader_date_idx ON images (uploader_id, (study->>'date') DESC, created_at DESC, id) WHERE study_uid IS NOT NULL;
+CREATE INDEX images_study_modalities_idx ON images USING gin ((study->'modalities') jsonb_path_ops) WHERE study_uid IS NOT NULL;
 -- The uploader's studies waiting for a patient.
 CREATE INDEX images_unassigned_idx ON images (uploader_id, created_at DESC, id) WHERE patient_id IS NULL;
 
@@ -128,6 +135,11 @@ DELETE FROM settings WHERE key IN ('max_instance_megabytes', 'max_study_megabyte
 DROP TABLE study_instances;
 DELETE FROM images WHERE patient_id IS NULL;
 DROP INDEX images_unassigned_idx;
+DROP INDEX images_study_modalities_idx;
+DROP INDEX images_study_uploader_date_idx;
+DROP INDEX images_study_date_idx;
+DROP INDEX images_study_uploader_idx;
+DROP INDEX images_study_recent_idx;
 DROP INDEX images_study_uid_idx;
 DROP INDEX images_study_key;
 ALTER TABLE images DROP CONSTRAINT images_patient_of_file;
