@@ -21,7 +21,7 @@ STEP  := scripts/step.sh $(STEPS)
 TEST_JOBS ?= 3
 
 .PHONY: build web web-deps run test test-steps lint vet test-go test-short test-web web-lint web-typecheck web-unit test-e2e \
-	packages s3-server \
+	test-interop packages s3-server \
 	bench bench-peer soak check-generated generate tools db-stop clean
 
 ## build: the web app, then bin/medishare with the app embedded
@@ -57,11 +57,12 @@ test:
 
 # Make starts them in this order: the longest first, so that the short ones
 # fill the gaps.
-test-steps: packages test-go s3-server web-unit test-e2e lint check-generated web-lint web-typecheck
+test-steps: packages test-go s3-server web-unit test-e2e test-interop lint check-generated web-lint web-typecheck
 
-## packages: the Debian packages the tests use (PostgreSQL, Chromium, curl), in one apt transaction
+## packages: the Debian packages the tests use (PostgreSQL, Chromium, curl, Orthanc and its DICOMweb plugin), in one apt transaction
 packages:
-	@$(STEP) packages scripts/apt-ensure.sh '/usr/lib/postgresql/*/bin/initdb:postgresql' curl:curl chromium:chromium
+	@$(STEP) packages scripts/apt-ensure.sh '/usr/lib/postgresql/*/bin/initdb:postgresql' curl:curl chromium:chromium \
+		Orthanc:orthanc /usr/share/orthanc/plugins/libOrthancDicomWeb.so:orthanc-dicomweb
 
 ## lint: golangci-lint with .golangci.yml (the layers' import rules, every go vet analyzer, unused code, unchecked errors, staticcheck), then its self-test
 lint: $(GOLANGCI_LINT)
@@ -77,7 +78,14 @@ vet: lint
 # internal/bench holds only benchmarks (make bench), which lint type-checks:
 # it is not linked here.
 test-go:
-	@$(STEP) test-go go test -race -vet=off -count=1 -timeout 20m $$(go list ./... | grep -v /internal/bench$$)
+	@$(STEP) test-go go test -race -vet=off -count=1 -timeout 20m $$(go list ./... | grep -v '/internal/\(bench\|interop\)$$')
+
+## test-interop: real DICOMweb clients against bin/medishare (Debian's Orthanc with its DICOMweb plugin stores, finds and retrieves a study)
+# Its own step: it runs the built binary (make build) and Orthanc (make
+# packages; the test installs them through scripts/apt-ensure.sh as well
+# when run on its own).
+test-interop: build packages
+	@$(STEP) test-interop go test -vet=off -count=1 -timeout 10m ./internal/interop/
 
 ## test-short: the fast tier of the Go tests (no real-process or long corpus tests), for the edit-test loop
 test-short: s3-server

@@ -2,16 +2,12 @@ package bench
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/medishare/medishare/internal/testutil"
+	"github.com/medishare/medishare/internal/testutil/orthanctest"
 	"github.com/medishare/medishare/internal/testutil/proctest"
 )
 
@@ -327,21 +323,19 @@ func peerGet(b *testing.B, req *http.Request, what string) {
 	}
 }
 
-// peerOrthanc is Orthanc, run here with a generated configuration: its own
-// storage folder and HTTP port, HTTP basic authentication with a generated
-// user, and the PostgreSQL index plugin on its own database in the same
-// cluster as MediShare's.
+// peerOrthanc is Orthanc, run here with a generated configuration
+// (orthanctest): its own storage folder and HTTP port, HTTP basic
+// authentication with a generated user, and the PostgreSQL index plugin on
+// its own database in the same cluster as MediShare's.
 type peerOrthanc struct {
 	peerSystem
-	dir, config string
-	cmd         *exec.Cmd
-	exited      chan struct{} // closed when cmd has ended
-	seedNext    int
-	resent      atomic.Int64 // seeding uploads sent again after a 503
+	srv      *orthanctest.Server
+	seedNext int
+	resent   atomic.Int64 // seeding uploads sent again after a 503
 }
 
 func newPeerOrthanc(b *testing.B, msURL string, port int) *peerOrthanc {
-	plugin := orthancIndexPlugin(b)
+	plugin := orthanctest.Plugin(b, "orthanc-postgresql", "/libOrthancPostgreSQLIndex.so")
 	u, err := url.Parse(msURL)
 	if err != nil {
 		b.Fatal(err)
@@ -352,64 +346,41 @@ func newPeerOrthanc(b *testing.B, msURL string, port int) *peerOrthanc {
 	b.Cleanup(func() { execSQL(b, admin.String(), "DROP DATABASE IF EXISTS orthanc_bench WITH (FORCE)") })
 	pgPassword, _ := u.User.Password()
 	pgPort, _ := strconv.Atoi(u.Port())
-	secret := make([]byte, 16)
-	_, _ = rand.Read(secret)
-	user, password := "bench", hex.EncodeToString(secret)
-	o := &peerOrthanc{dir: b.TempDir()}
-	config := map[string]any{
-		"Name":                  "MediShare bench peer",
-		"StorageDirectory":      filepath.Join(o.dir, "storage"),
-		"IndexDirectory":        filepath.Join(o.dir, "index"),
-		"HttpPort":              port,
-		"DicomServerEnabled":    false,
-		"DicomPort":             port + 1,
-		"RemoteAccessAllowed":   false,
-		"AuthenticationEnabled": true,
-		"RegisteredUsers":       map[string]string{user: password},
-		"Plugins":               []string{plugin},
+	o := &peerOrthanc{}
+	o.srv = orthanctest.Start(b, port, map[string]any{
+		"Name":    "MediShare bench peer",
+		"Plugins": []string{plugin},
 		"PostgreSQL": map[string]any{
 			"EnableIndex": true, "EnableStorage": false,
 			"Host": u.Hostname(), "Port": pgPort, "Database": "orthanc_bench",
 			"Username": u.User.Username(), "Password": pgPassword,
 			"Lock": false, "IndexConnectionsCount": 10, // MediShare's pool holds 10 connections too
 		},
-	}
-	o.config = filepath.Join(o.dir, "orthanc.json")
-	o.writeConfig(b, config)
-	basic := "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))
-	setAuth := func(req *http.Request) { req.SetBasicAuth(user, password) }
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	})
+	srv := o.srv
+	base := srv.Base
 	o.peerSystem = peerSystem{
 		name: "Orthanc", base: base,
 		listPath: "/instances?expand&limit=10&since=0", trivialPath: "/system",
-		pid:  func() int { return o.cmd.Process.Pid },
-		auth: func() string { return basic },
+		pid:  srv.PID,
+		auth: srv.Header,
 		upload: func(file []byte) string {
-			return orthancPost(b, base, setAuth, file)
+			return srv.MustStore(b, file)
 		},
 		download: func(id string) {
 			req, _ := http.NewRequest("GET", base+"/instances/"+id+"/file", nil)
-			setAuth(req)
+			srv.Auth(req)
 			peerGet(b, req, "download")
 		},
 		preview: func(id string) {
 			req, _ := http.NewRequest("GET", base+"/instances/"+id+"/preview", nil)
-			setAuth(req)
+			srv.Auth(req)
 			peerGet(b, req, "preview")
 		},
 	}
 	o.count = func() int {
-		req, _ := http.NewRequest("GET", base+"/statistics", nil)
-		setAuth(req)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer resp.Body.Close()
 		var st struct{ CountInstances int }
-		if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-			b.Fatal(err)
-		}
+		srv.JSON(b, "GET", "/statistics", nil, &st)
 		return st.CountInstances
 	}
 	// Seeding goes through Orthanc's own REST API, as a clinic fills it:
@@ -420,7 +391,7 @@ func newPeerOrthanc(b *testing.B, msURL string, port int) *peerOrthanc {
 	o.fill = func(n int) {
 		small := newBenchDICOM(64, 64)
 		from, to := o.seedNext, o.seedNext+n-o.count() // instance numbers to store
-		o.restart(b, map[string]any{"SyncStorageArea": false})
+		srv.Restart(b, map[string]any{"SyncStorageArea": false})
 		// Each client sends whole studies, one instance after the other, as
 		// a modality does, so no two clients write into the same study.
 		var nextStudy atomic.Int64
@@ -438,7 +409,7 @@ func newPeerOrthanc(b *testing.B, msURL string, port int) *peerOrthanc {
 					uid := fmt.Sprintf("1.2.826.0.1.3680043.10.543.2.%d", study)
 					for k := max(from, study*100); k < min(to, study*100+100); k++ {
 						file := small.File(benchInstance(fmt.Sprintf("SEED-%d", study), uid, uid+".1", k%100+1))
-						if err := o.seed(base, setAuth, file); err != nil {
+						if err := o.seed(file); err != nil {
 							b.Error(err)
 							return
 						}
@@ -451,152 +422,29 @@ func newPeerOrthanc(b *testing.B, msURL string, port int) *peerOrthanc {
 			b.FailNow()
 		}
 		o.seedNext = to
-		o.restart(b, nil)
+		srv.Restart(b, nil)
 	}
-	o.restart(b, nil)
-	b.Cleanup(func() { o.stop() })
 	return o
-}
-
-func (o *peerOrthanc) writeConfig(b *testing.B, config map[string]any) {
-	raw, err := json.MarshalIndent(config, "", "  ")
-	if err == nil {
-		err = os.WriteFile(o.config, raw, 0o600)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-}
-
-// restart (re)starts Orthanc with its configuration, plus extra settings
-// given in a second file of the same folder.
-func (o *peerOrthanc) restart(b *testing.B, extra map[string]any) {
-	o.stop()
-	confDir := filepath.Join(o.dir, "conf")
-	_ = os.RemoveAll(confDir)
-	if err := os.MkdirAll(confDir, 0o700); err != nil {
-		b.Fatal(err)
-	}
-	raw, _ := os.ReadFile(o.config)
-	if err := os.WriteFile(filepath.Join(confDir, "orthanc.json"), raw, 0o600); err != nil {
-		b.Fatal(err)
-	}
-	if extra != nil {
-		raw, _ := json.Marshal(extra)
-		if err := os.WriteFile(filepath.Join(confDir, "seeding.json"), raw, 0o600); err != nil {
-			b.Fatal(err)
-		}
-	}
-	log, err := os.Create(filepath.Join(o.dir, "orthanc.log"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	o.cmd = exec.Command("Orthanc", confDir) // a folder: Orthanc merges its JSON files
-	o.cmd.Stdout, o.cmd.Stderr = log, log
-	if err := o.cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	_ = log.Close()
-	exited := make(chan struct{})
-	go func(cmd *exec.Cmd) { _ = cmd.Wait(); close(exited) }(o.cmd)
-	o.exited = exited
-	testutil.Eventually(b, "Orthanc to start", func() bool {
-		select {
-		case <-exited:
-			out, _ := os.ReadFile(filepath.Join(o.dir, "orthanc.log"))
-			b.Fatalf("Orthanc did not start:\n%s", out)
-		default:
-		}
-		req, _ := http.NewRequest("GET", o.base+"/system", nil)
-		req.Header.Set("Authorization", strings.TrimPrefix(o.auth(), "Authorization: "))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return false
-		}
-		status, _ := drainStatus(resp)
-		return status == http.StatusOK
-	})
-}
-
-// stop ends Orthanc with SIGTERM, as its service does, and waits for it.
-func (o *peerOrthanc) stop() {
-	if o.cmd == nil {
-		return
-	}
-	_ = o.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-o.exited:
-	case <-time.After(30 * time.Second):
-		_ = o.cmd.Process.Kill()
-		<-o.exited
-	}
-	o.cmd = nil
 }
 
 // seed stores one file while Orthanc is being filled. A 503 (a transaction
 // Orthanc could not serialize after its own retries) or a 500 is sent again,
 // as a sender does, up to ten times; a file Orthanc already has counts as
 // stored.
-func (o *peerOrthanc) seed(base string, auth func(*http.Request), file []byte) error {
+func (o *peerOrthanc) seed(file []byte) error {
 	for try := 1; ; try++ {
-		_, answer, status, err := orthancStore(base, auth, file)
+		_, answer, status, err := o.srv.Store(file)
 		if err == nil && status == http.StatusOK && (answer == "Success" || answer == "AlreadyStored") {
 			return nil
 		}
 		if err != nil || (status != http.StatusServiceUnavailable && status != http.StatusInternalServerError) || try == 10 {
-			logs, _ := os.ReadFile(filepath.Join(o.dir, "orthanc.log"))
-			lines := strings.Split(strings.TrimSpace(string(logs)), "\n")
-			return fmt.Errorf("Orthanc seeding: %d, %v; its log ends with:\n%s", status, err, strings.Join(lines[max(0, len(lines)-15):], "\n"))
+			return fmt.Errorf("Orthanc seeding: %d, %v; its log ends with:\n%s", status, err, o.srv.LogTail(15))
 		}
 		o.resent.Add(1)
 		// A sender's backoff before it sends again (the workload), not a
 		// wait for an effect.
 		time.Sleep(time.Duration(try) * 50 * time.Millisecond)
 	}
-}
-
-// orthancIndexPlugin is the index plugin's shared library, as its Debian
-// package installs it.
-func orthancIndexPlugin(b *testing.B) string {
-	out, err := exec.Command("dpkg", "-L", "orthanc-postgresql").Output()
-	if err != nil {
-		b.Fatalf("dpkg -L orthanc-postgresql: %v", err)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if strings.HasSuffix(line, "/libOrthancPostgreSQLIndex.so") {
-			return line
-		}
-	}
-	b.Fatal("orthanc-postgresql has no libOrthancPostgreSQLIndex.so")
-	return ""
-}
-
-// orthancPost stores one DICOM file with POST /instances and returns its id.
-func orthancPost(b *testing.B, base string, auth func(*http.Request), file []byte) string {
-	id, answer, status, err := orthancStore(base, auth, file)
-	if err != nil || status != http.StatusOK || answer != "Success" {
-		b.Fatalf("Orthanc upload: %d %q %v", status, answer, err)
-	}
-	return id
-}
-
-// orthancStore sends one DICOM file with POST /instances; answer is
-// Orthanc's Status ("Success", or "AlreadyStored" for a known instance).
-func orthancStore(base string, auth func(*http.Request), file []byte) (id, answer string, status int, err error) {
-	req, _ := http.NewRequest("POST", base+"/instances", bytes.NewReader(file))
-	auth(req)
-	req.Header.Set("Content-Type", "application/dicom")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", "", 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", "", resp.StatusCode, nil
-	}
-	var out struct{ ID, Status string }
-	err = json.NewDecoder(resp.Body).Decode(&out)
-	return out.ID, out.Status, resp.StatusCode, err
 }
 
 // peerReport is the section of docs/performance.md.
