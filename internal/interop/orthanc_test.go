@@ -40,14 +40,18 @@ func TestOrthancDICOMweb(t *testing.T) {
 	proctest.WaitStatus(t, base+"/readyz", http.StatusOK)
 	token, patientID := proctest.SignInDemoProvider(t, env)
 
-	// Orthanc with its DICOMweb plugin, MediShare its one remote server.
+	// Orthanc with its DICOMweb plugin, MediShare its one remote server,
+	// reached with the provider's personal access token as the password of
+	// HTTP Basic authentication, as docs/dicomweb.md tells a PACS to.
+	status, body := proctest.APIJSON(t, "POST", base+"/api/tokens", token, map[string]any{"name": "Orthanc", "expiresInDays": 1})
+	var made struct{ Data struct{ Token string } }
+	if err := json.Unmarshal([]byte(body), &made); status != http.StatusCreated || err != nil || made.Data.Token == "" {
+		t.Fatalf("personal access token: %d %s", status, body)
+	}
 	medishare := map[string]any{
-		"Url": base + "/dicomweb/",
-		// The provider's access token from signing in (it lives 15 minutes,
-		// far longer than this test). With a personal access token (msp_...),
-		// which MediShare accepts over HTTP Basic as well as Bearer, this
-		// line becomes: "Username": "token", "Password": "msp_...",
-		"HttpHeaders": map[string]string{"Authorization": "Bearer " + token},
+		"Url":      base + "/dicomweb/",
+		"Username": "orthanc",
+		"Password": made.Data.Token,
 	}
 	orthanc := orthanctest.Start(t, pgtest.FreePort(t), map[string]any{
 		"Plugins": []string{orthanctest.Plugin(t, "orthanc-dicomweb", "/libOrthancDicomWeb.so")},
@@ -85,7 +89,7 @@ func TestOrthancDICOMweb(t *testing.T) {
 	// request), so the study arrives unassigned and the provider gives it
 	// its patient through the API.
 	orthanc.JSON(t, "POST", "/dicom-web/servers/medishare/stow", map[string]any{"Resources": studies}, nil)
-	status, body := proctest.APIJSON(t, "GET", base+"/api/upload/unassigned", token, nil)
+	status, body = proctest.APIJSON(t, "GET", base+"/api/upload/unassigned", token, nil)
 	var waiting struct {
 		Data []struct {
 			ID    string
