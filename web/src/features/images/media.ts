@@ -47,3 +47,14 @@ export function typeLabel(image: MedicalImage): string {
 export function captionOf(image: Pick<MedicalImage, 'caption'>): string {
   return image.caption && image.caption.trim() ? image.caption : 'Untitled';
 }
+
+/** A DICOM date (YYYYMMDD) as an ISO date (YYYY-MM-DD), or null when it is not one. */
+export function dicomDate(value: string | null | undefined): string | null {
+  const match = /^(\d{4})(\d{2})(\d{2})$/.exec(value?.trim() ?? '');
+  return match ? `${match[1]}-${match[2]}-${match[3]}` : null;
+}
+
+/** "3 series · 6 instances", "1 series · 1 instance". */
+export function studyCounts(series: number, instances: number): string {
+  return `${series} series · ${instances} ${instances === 1 ? 'instance' : 'instances'}`;
+}
