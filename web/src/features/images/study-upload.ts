@@ -82,6 +82,17 @@ function messageOf(error: unknown): string {
   return failureOf(body) ?? `The server refused it (${status}).`;
 }
 
+/**
+ * Rejects once `signal` aborts: a cancel ends the wait for an answer at once,
+ * whether or not the transport has noticed yet.
+ */
+function whenAborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal.aborted) reject(new Error('cancelled'));
+    else signal.addEventListener('abort', () => reject(new Error('cancelled')), { once: true });
+  });
+}
+
 function wait(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve) => {
@@ -113,6 +124,9 @@ export async function uploadStudies(studies: StudyToSend[], deps: UploadDeps): P
     onProgress?.(finished + sending, total);
   };
 
+  const aborted = whenAborted(signal);
+  // Nobody else waits on it when nothing is cancelled.
+  aborted.catch(() => {});
   const outcomes: StudyOutcome[] = [];
   for (const study of studies) {
     const outcome: StudyOutcome = {
@@ -135,14 +149,17 @@ export async function uploadStudies(studies: StudyToSend[], deps: UploadDeps): P
         inFlight.set(item, 0);
         report();
         try {
-          const body = await item.read();
-          const answer = await send(body, study.patientId, {
-            signal,
-            onProgress: (loaded) => {
-              inFlight.set(item, loaded);
-              report();
-            },
-          });
+          const body = await Promise.race([item.read(), aborted]);
+          const answer = await Promise.race([
+            send(body, study.patientId, {
+              signal,
+              onProgress: (loaded) => {
+                inFlight.set(item, loaded);
+                report();
+              },
+            }),
+            aborted,
+          ]);
           const refused = answer.status === 202 ? failureOf(answer.body) : null;
           if (refused) throw new StoreRefused(refused);
           outcome.stored += 1;
