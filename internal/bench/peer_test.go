@@ -437,10 +437,7 @@ func newPeerOrthanc(b *testing.B, msURL string, port int) *peerOrthanc {
 					}
 					uid := fmt.Sprintf("1.2.826.0.1.3680043.10.543.2.%d", study)
 					for k := max(from, study*100); k < min(to, study*100+100); k++ {
-						file := small.File(dicomUIDs{
-							patientID: fmt.Sprintf("SEED-%d", study), study: uid, series: uid + ".1",
-							instance: uuidUID(), number: k%100 + 1,
-						})
+						file := small.File(benchInstance(fmt.Sprintf("SEED-%d", study), uid, uid+".1", k%100+1))
 						if err := o.seed(base, setAuth, file); err != nil {
 							b.Error(err)
 							return

@@ -50,6 +50,8 @@ const (
 	// ActionDisclose: de-identified pixels of an image were sent out of the
 	// server (to an external analysis model); the patient sees it.
 	ActionDisclose AuditAction = "disclose"
+	// ActionImageUpdate: an image's caption changed, or a study got its patient.
+	ActionImageUpdate AuditAction = "image_update"
 )
 
 // AuditTable names the kind of record an entry is about.
@@ -91,7 +93,7 @@ var auditActions = []AuditAction{
 	ActionPasswordReset, ActionPasswordChange, ActionProfileUpdate, ActionAccountDelete, ActionUserCreate,
 	ActionUserUpdate, ActionUpload, ActionView, ActionPreview, ActionDelete, ActionShare, ActionShareVerify,
 	ActionShareVoid, ActionShareRevoke, ActionShareExpired, ActionAccessDenied, ActionThrottled,
-	ActionIntegrityFailure, ActionMessageSend, ActionAuditExport, ActionSettingsUpdate, ActionUserApprove, ActionAnalyze, ActionDisclose,
+	ActionIntegrityFailure, ActionMessageSend, ActionAuditExport, ActionSettingsUpdate, ActionUserApprove, ActionAnalyze, ActionDisclose, ActionImageUpdate,
 }
 
 // AuditRecord is an audit entry as it is read back, with the names of the

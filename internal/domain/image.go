@@ -52,9 +52,17 @@ type Image struct {
 	Width       int
 	Height      int
 	DICOM       *DICOMFacts
+	// Study is set on a DICOM study: its instances are its contents, the
+	// image's own blob its first (representative) instance.
+	Study *StudyFacts
+	// StudySealed is what the study's files say of their patient, sealed
+	// (StudyPatient); only the studies service opens it.
+	StudySealed []byte
 	UploadedBy  Person
-	Patient     Person
-	CreatedAt   time.Time
+	// Patient is empty (no ID) on a study that waits for its uploader to
+	// choose a patient.
+	Patient   Person
+	CreatedAt time.Time
 
 	// ViaShare is the share through which the caller reaches the image, when
 	// the caller is its recipient rather than its uploader or a reader of

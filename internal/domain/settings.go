@@ -15,6 +15,10 @@ type Settings struct {
 	// pixels often carry names or faces (api.md, AI analysis). Off unless
 	// an admin turns it on.
 	AnalysisSendUnscreened bool
+	// MaxInstanceMegabytes bounds one DICOM instance of a study;
+	// MaxStudyMegabytes a whole study.
+	MaxInstanceMegabytes int
+	MaxStudyMegabytes    int
 }
 
 // ShareLifetimeCapHours is the longest lifetime a share can ever be given:
@@ -36,4 +40,6 @@ var DefaultSettings = Settings{
 	ProviderApprovalRequired:  false,
 	AnalysisProvider:          AnalysisBuiltin,
 	AnalysisSendUnscreened:    false,
+	MaxInstanceMegabytes:      DefaultMaxInstanceMegabytes,
+	MaxStudyMegabytes:         DefaultMaxStudyMegabytes,
 }

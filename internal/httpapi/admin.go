@@ -27,6 +27,8 @@ type settingsJSON struct {
 	ProviderApprovalRequired  bool     `json:"providerApprovalRequired"`
 	AnalysisProvider          string   `json:"analysisProvider"`
 	AnalysisSendUnscreened    bool     `json:"analysisSendUnscreened"`
+	MaxInstanceMegabytes      int      `json:"maxInstanceMegabytes"`
+	MaxStudyMegabytes         int      `json:"maxStudyMegabytes"`
 	AnalysisProviders         []string `json:"analysisProviders"`
 	// AnalysisSendsTo: for each provider that sends images out, the host.
 	AnalysisSendsTo map[string]string `json:"analysisSendsTo"`
@@ -35,7 +37,8 @@ type settingsJSON struct {
 func (a *api) toSettingsJSON(s domain.Settings) settingsJSON {
 	return settingsJSON{ShareLifetimeDefaultHours: s.ShareLifetimeDefaultHours, ShareLifetimeMaxHours: s.ShareLifetimeMaxHours,
 		RegistrationOpen: s.RegistrationOpen, ProviderApprovalRequired: s.ProviderApprovalRequired,
-		AnalysisProvider: s.AnalysisProvider, AnalysisSendUnscreened: s.AnalysisSendUnscreened, AnalysisProviders: a.Settings.AnalysisProviders(), AnalysisSendsTo: a.Settings.AnalysisSendsTo()}
+		AnalysisProvider: s.AnalysisProvider, AnalysisSendUnscreened: s.AnalysisSendUnscreened,
+		MaxInstanceMegabytes: s.MaxInstanceMegabytes, MaxStudyMegabytes: s.MaxStudyMegabytes, AnalysisProviders: a.Settings.AnalysisProviders(), AnalysisSendsTo: a.Settings.AnalysisSendsTo()}
 }
 
 func (a *api) getSettings(w http.ResponseWriter, r *http.Request) {
@@ -55,6 +58,8 @@ func (a *api) putSettings(w http.ResponseWriter, r *http.Request) {
 		ProviderApprovalRequired  *bool   `json:"providerApprovalRequired"`
 		AnalysisProvider          *string `json:"analysisProvider"`
 		AnalysisSendUnscreened    *bool   `json:"analysisSendUnscreened"`
+		MaxInstanceMegabytes      *int    `json:"maxInstanceMegabytes"`
+		MaxStudyMegabytes         *int    `json:"maxStudyMegabytes"`
 	}
 	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
 		writeError(w, r, err)

@@ -57,6 +57,7 @@ type imageJSON struct {
 	UploadedBy       *personJSON        `json:"uploadedBy"`
 	Patient          *personJSON        `json:"patient"`
 	DICOM            *domain.DICOMFacts `json:"dicom"`
+	Study            *domain.StudyFacts `json:"study"`
 	Shares           []imageShareJSON   `json:"shares"`
 }
 
@@ -76,7 +77,7 @@ func (a *api) toImageJSON(p *domain.Principal, im domain.Image) imageJSON {
 	if !im.Sealed {
 		created := im.CreatedAt.UTC()
 		out.Caption, out.FileName, out.Size, out.CreatedAt = &im.Caption, &im.FileName, &im.Size, &created
-		out.UploadedBy, out.Patient, out.DICOM = personOrNull(im.UploadedBy), personOrNull(im.Patient), im.DICOM
+		out.UploadedBy, out.Patient, out.DICOM, out.Study = personOrNull(im.UploadedBy), personOrNull(im.Patient), im.DICOM, im.Study
 	}
 	for _, sh := range im.Shares {
 		status := sh.Status(now)
@@ -117,7 +118,11 @@ func (a *api) mountImages(r chi.Router) {
 	r.Get("/upload/shared-images", a.listSharedImages)
 	r.Get("/upload/images", a.listAllImages)
 	r.Get("/upload/image/{id}", a.getImage)
+	r.Patch("/upload/image/{id}", a.updateImage)
 	r.Delete("/upload/image/{id}", a.deleteImage)
+	r.Get("/upload/image/{id}/series", a.listSeries)
+	r.Get("/upload/unassigned", a.listUnassigned)
+	r.Get("/upload/limits", a.uploadLimits)
 }
 
 // mountImageContent serves contents to a bearer token or a signed link.

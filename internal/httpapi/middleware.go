@@ -206,12 +206,12 @@ func withSecurityHeaders(hsts bool) func(http.Handler) http.Handler {
 	}
 }
 
-// withAPINoStore keeps API answers, which hold PHI, out of every cache. It
+// withAPINoStore keeps API and DICOMweb answers, which hold PHI, out of every cache. It
 // looks at the path rather than sitting on the /api sub-router so that even
 // that router's own 404s carry the header.
 func withAPINoStore(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/") {
+		if r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/dicomweb/") {
 			w.Header().Set("Cache-Control", "no-store")
 		}
 		next.ServeHTTP(w, r)

@@ -81,6 +81,11 @@ func NewRouter(d Deps) http.Handler {
 		})
 	})
 
+	if d.Services != nil {
+		a := &api{Services: d.Services, secureCookies: d.SecureCookies, publicOrigin: originOf(d.PublicURL), draining: d.Readiness.Draining()}
+		r.Route("/dicomweb", func(r chi.Router) { a.mountDICOMweb(r, a.requireAuth) })
+	}
+
 	spa := spaHandler(d.WebApp)
 	r.NotFound(spa.ServeHTTP)
 	r.MethodNotAllowed(spa.ServeHTTP)

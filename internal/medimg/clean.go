@@ -37,6 +37,27 @@ type DICOMInfo struct {
 	// Exposure index, its target and the deviation index (IEC 62494-1).
 	ExposureIndex, TargetExposureIndex, DeviationIndex *float64
 	LossyCompression                                   bool // (0028,2110) "01"
+
+	// Identity places the file in its study; Patient is what the file says
+	// of its patient. Both leave this package only for the studies service,
+	// which keeps the identifiers sealed and never logs them (S17).
+	Identity DICOMIdentity
+	Patient  DICOMPatient
+}
+
+// DICOMIdentity is where an instance belongs: its study, series and own
+// identifiers, and the study-level facts a DICOMweb search matches on.
+type DICOMIdentity struct {
+	StudyInstanceUID, SeriesInstanceUID, SOPInstanceUID, SOPClassUID string
+	SeriesNumber, InstanceNumber                                   *int
+	SeriesDescription                                              string
+	StudyDate, StudyTime, AccessionNumber, StudyID                 string
+	ReferringPhysicianName                                         string
+}
+
+// DICOMPatient is what a file says of its patient: health information.
+type DICOMPatient struct {
+	Name, ID, BirthDate, Sex string
 }
 
 // Clean reads src completely and writes the stored form to dst as it reads,

@@ -211,7 +211,63 @@ func dicomInfo(ds *dicom.Dataset, g *dicomGuard) *DICOMInfo {
 	if di.HasPixels {
 		di.Frames = max(headerInt(ds, tag.NumberOfFrames, 1), 1)
 	}
+	di.Identity = DICOMIdentity{
+		StudyInstanceUID:       headerUID(ds, tag.StudyInstanceUID),
+		SeriesInstanceUID:      headerUID(ds, tag.SeriesInstanceUID),
+		SOPInstanceUID:         headerUID(ds, tag.SOPInstanceUID),
+		SOPClassUID:            headerUID(ds, tag.SOPClassUID),
+		SeriesNumber:           headerIntPtr(ds, tag.SeriesNumber),
+		InstanceNumber:         headerIntPtr(ds, tag.InstanceNumber),
+		SeriesDescription:      headerText(ds, tag.SeriesDescription),
+		StudyDate:              headerText(ds, tag.StudyDate),
+		StudyTime:              headerText(ds, tag.StudyTime),
+		AccessionNumber:        headerText(ds, tag.AccessionNumber),
+		StudyID:                headerText(ds, tag.StudyID),
+		ReferringPhysicianName: headerText(ds, tag.ReferringPhysicianName),
+	}
+	di.Patient = DICOMPatient{
+		Name: headerText(ds, tag.PatientName), ID: headerText(ds, tag.PatientID),
+		BirthDate: headerText(ds, tag.PatientBirthDate), Sex: headerText(ds, tag.PatientSex),
+	}
 	return di
+}
+
+// headerUID is a UID element's value when it is a well-formed UID (digits
+// and dots, at most 64 characters), or "".
+func headerUID(ds *dicom.Dataset, t tag.Tag) string {
+	s := strings.TrimRight(headerText(ds, t), "\x00 ")
+	if !ValidUID(s) {
+		return ""
+	}
+	return s
+}
+
+// ValidUID reports whether s is a DICOM UID: 1 to 64 characters of digit
+// components separated by dots, without leading zeros (PS3.5 9.1).
+func ValidUID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, part := range strings.Split(s, ".") {
+		if part == "" || (len(part) > 1 && part[0] == '0') {
+			return false
+		}
+		for _, r := range part {
+			if r < '0' || r > '9' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// headerIntPtr is headerInt for an optional element: nil when absent.
+func headerIntPtr(ds *dicom.Dataset, t tag.Tag) *int {
+	const absent = math.MinInt
+	if n := headerInt(ds, t, absent); n != absent {
+		return &n
+	}
+	return nil
 }
 
 // headerFloat is the first value of a DS element when it is a finite

@@ -35,6 +35,7 @@ type ImageStore interface {
 	RecipientShare(ctx context.Context, imageID, recipientID string) (domain.Share, error)
 	MarkShareExpiryLogged(ctx context.Context, id string) (bool, error)
 	ImagesSharedWith(ctx context.Context, recipientID string, now time.Time, page domain.Page) ([]domain.Image, int, error)
+	StudyStore
 }
 
 // ContentStore keeps the encrypted contents (blob.Store).
@@ -60,13 +61,14 @@ type ImageService struct {
 	store  ImageStore
 	blobs  ContentStore
 	keys   KeyWrapper
+	texts  TextSealer // seals what a study's files say of their patient
 	logger *slog.Logger
 	now    Clock
 }
 
 // NewImageService wires the images use cases.
-func NewImageService(store ImageStore, blobs ContentStore, keys KeyWrapper, logger *slog.Logger, now Clock) *ImageService {
-	return &ImageService{store: store, blobs: blobs, keys: keys, logger: logger, now: now}
+func NewImageService(store ImageStore, blobs ContentStore, keys KeyWrapper, texts TextSealer, logger *slog.Logger, now Clock) *ImageService {
+	return &ImageService{store: store, blobs: blobs, keys: keys, texts: texts, logger: logger, now: now}
 }
 
 const blobPrefix = "images/"
@@ -96,7 +98,8 @@ type UploadForm interface {
 // upload is one upload in progress.
 type upload struct {
 	caption, patientID string
-	image              *domain.Image // the stored contents, not yet recorded
+	image              *domain.Image    // the stored contents, not yet recorded
+	dicom              *medimg.DICOMInfo // what a DICOM file says of itself
 }
 
 // Upload checks, cleans, encrypts and stores the file of an upload form,
@@ -153,11 +156,11 @@ func (s *ImageService) readUpload(ctx context.Context, p *domain.Principal, form
 					return err
 				}
 			}
-			im, err := s.receive(ctx, p, part.FileName, part.File)
+			im, dicom, err := s.receive(ctx, p, part.FileName, part.File)
 			if err != nil {
 				return err
 			}
-			up.image = &im
+			up.image, up.dicom = &im, dicom
 		}
 	}
 }
@@ -184,19 +187,20 @@ func (s *ImageService) checkUploadFields(ctx context.Context, caption, patientID
 
 // receive detects the type of a file from its first bytes, then cleans,
 // encrypts and stores its contents, streaming.
-func (s *ImageService) receive(ctx context.Context, p *domain.Principal, fileName string, body io.Reader) (domain.Image, error) {
+// A DICOM file's header comes back beside the image, for its study.
+func (s *ImageService) receive(ctx context.Context, p *domain.Principal, fileName string, body io.Reader) (domain.Image, *medimg.DICOMInfo, error) {
 	head := make([]byte, 132)
 	n, err := io.ReadFull(body, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		if domain.ErrorKind(err) == domain.ETOOLARGE {
-			return domain.Image{}, errTooLarge
+			return domain.Image{}, nil, errTooLarge
 		}
-		return domain.Image{}, domain.Wrap(domain.EINVALID, err, errUnreadable.Message)
+		return domain.Image{}, nil, domain.Wrap(domain.EINVALID, err, errUnreadable.Message)
 	}
 	head = head[:n]
 	contentType, err := medimg.Detect(head, fileName)
 	if err != nil {
-		return domain.Image{}, err
+		return domain.Image{}, nil, err
 	}
 	im := domain.Image{
 		ID: uuid.NewString(), ContentType: contentType, FileName: medimg.CleanName(fileName),
@@ -205,12 +209,12 @@ func (s *ImageService) receive(ctx context.Context, p *domain.Principal, fileNam
 	im.BlobKey = blobPrefix + im.ID
 	key, wrapped, err := s.keys.NewFileKey(im.ID)
 	if err != nil {
-		return domain.Image{}, err
+		return domain.Image{}, nil, err
 	}
 	im.WrappedKey = wrapped
 	info, size, sum, err := s.storeContents(ctx, im.BlobKey, key, im.ID, io.MultiReader(bytes.NewReader(head), body), contentType)
 	if err != nil {
-		return domain.Image{}, err
+		return domain.Image{}, nil, err
 	}
 	im.Size, im.SHA256, im.Width, im.Height = size, sum, info.Width, info.Height
 	if info.DICOM != nil {
@@ -222,7 +226,7 @@ func (s *ImageService) receive(ctx context.Context, p *domain.Principal, fileNam
 			TargetExposureIndex: info.DICOM.TargetExposureIndex, DeviationIndex: info.DICOM.DeviationIndex, LossyCompression: info.DICOM.LossyCompression,
 		}
 	}
-	return im, nil
+	return im, info.DICOM, nil
 }
 
 // record checks the upload's caption and patient and records the stored
@@ -234,6 +238,10 @@ func (s *ImageService) record(ctx context.Context, p *domain.Principal, up uploa
 	}
 	im := *up.image
 	im.Caption, im.Patient = caption, domain.PersonOf(patient)
+	if inStudy(up.dicom) {
+		study, _, err := s.recordInstance(ctx, p, im, up.dicom, false, meta)
+		return study, err
+	}
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
 		if err := s.store.CreateImage(ctx, im); err != nil {
 			return err
@@ -500,6 +508,7 @@ func (s *ImageService) Delete(ctx context.Context, p *domain.Principal, id strin
 			forbidden("Only the uploader or an admin can delete an image."))
 	}
 	var key, previewKey string
+	var instanceKeys []string
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
 		// Recorded first, while the image is there to say whose it was (the
 		// entry joins its patient's access history).
@@ -507,6 +516,9 @@ func (s *ImageService) Delete(ctx context.Context, p *domain.Principal, id strin
 			return err
 		}
 		if previewKey, err = s.store.DeletePreview(ctx, im.ID); err != nil {
+			return err
+		}
+		if instanceKeys, err = s.store.DeleteInstances(ctx, im.ID); err != nil {
 			return err
 		}
 		key, err = s.store.DeleteImage(ctx, im.ID)
@@ -518,6 +530,11 @@ func (s *ImageService) Delete(ctx context.Context, p *domain.Principal, id strin
 	s.removeBlob(key)
 	if previewKey != "" {
 		s.removeBlob(previewKey)
+	}
+	for _, k := range instanceKeys {
+		if k != key { // the first instance's contents are the image's own
+			s.removeBlob(k)
+		}
 	}
 	return nil
 }

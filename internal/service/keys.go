@@ -13,6 +13,8 @@ import (
 type KeyStore interface {
 	KeysNotUnder(ctx context.Context, currentKeyID []byte) ([]domain.WrappedKey, error)
 	SetWrappedKey(ctx context.Context, imageID string, wrapped, keyID []byte) error
+	InstanceKeysNotUnder(ctx context.Context, currentKeyID []byte) ([]domain.WrappedKey, error)
+	SetInstanceWrappedKey(ctx context.Context, instanceID string, wrapped, keyID []byte) error
 	PreviewKeysNotUnder(ctx context.Context, currentKeyID []byte) ([]domain.Preview, error)
 	SetPreviewWrappedKey(ctx context.Context, imageID string, wrapped, keyID []byte) error
 	MessagesNotUnder(ctx context.Context, keyID []byte) ([]domain.SealedText, error)
@@ -21,6 +23,8 @@ type KeyStore interface {
 	SetAnalysisSealed(ctx context.Context, id string, sealed []byte) error
 	MailNotUnder(ctx context.Context, keyID []byte) ([]domain.SealedText, error)
 	SetMailSealed(ctx context.Context, id string, sealed []byte) error
+	StudiesNotUnder(ctx context.Context, keyID []byte) ([]domain.SealedText, error)
+	SetStudySealed(ctx context.Context, imageID string, sealed []byte) error
 	AuditKeySealed(ctx context.Context) ([]byte, error)
 	SetAuditKeySealed(ctx context.Context, sealed []byte) error
 }
@@ -44,8 +48,8 @@ func NewKeyRotationService(store KeyStore, keys *secure.Envelope, texts *secure.
 
 // Rotated counts what a rotation moved to the current master key.
 type Rotated struct {
-	FileKeys, PreviewKeys     int
-	Messages, Analyses, Mails int
+	FileKeys, InstanceKeys, PreviewKeys int
+	Messages, Analyses, Mails, Studies  int
 }
 
 // Rotate moves everything under oldMaster, the previous master key, to the
@@ -72,6 +76,16 @@ func (s *KeyRotationService) Rotate(ctx context.Context, oldMaster []byte) (Rota
 	if err != nil {
 		return done, err
 	}
+	done.InstanceKeys, err = rewrapAll(ctx, s.store.InstanceKeysNotUnder, current, func(k domain.WrappedKey) error {
+		wrapped, err := s.keys.Rewrap(old, k.Wrapped, k.ImageID)
+		if err != nil {
+			return domain.Errorf(domain.EINVALID, "study instance %s: its key is wrapped by neither the old nor the current master key", k.ImageID)
+		}
+		return s.store.SetInstanceWrappedKey(ctx, k.ImageID, wrapped, current)
+	})
+	if err != nil {
+		return done, err
+	}
 	done.PreviewKeys, err = rewrapAll(ctx, s.store.PreviewKeysNotUnder, current, func(pv domain.Preview) error {
 		wrapped, err := s.keys.Rewrap(old, pv.WrappedKey, pv.FileID())
 		if err != nil {
@@ -87,13 +101,15 @@ func (s *KeyRotationService) Rotate(ctx context.Context, oldMaster []byte) (Rota
 		count *int
 		list  func(context.Context, []byte) ([]domain.SealedText, error)
 		set   func(context.Context, string, []byte) error
+		bind  func(id string) string // the record id the text is sealed to
 	}{
-		{"message", &done.Messages, s.store.MessagesNotUnder, s.store.SetMessageSealed},
-		{"analysis", &done.Analyses, s.store.AnalysesNotUnder, s.store.SetAnalysisSealed},
-		{"queued mail", &done.Mails, s.store.MailNotUnder, s.store.SetMailSealed},
+		{"message", &done.Messages, s.store.MessagesNotUnder, s.store.SetMessageSealed, sameID},
+		{"analysis", &done.Analyses, s.store.AnalysesNotUnder, s.store.SetAnalysisSealed, sameID},
+		{"queued mail", &done.Mails, s.store.MailNotUnder, s.store.SetMailSealed, sameID},
+		{"study", &done.Studies, s.store.StudiesNotUnder, s.store.SetStudySealed, studySealID},
 	} {
 		*texts.count, err = rewrapAll(ctx, texts.list, s.texts.KeyID(), func(t domain.SealedText) error {
-			sealed, err := s.texts.Reseal(oldTexts, t.ID, t.Sealed)
+			sealed, err := s.texts.Reseal(oldTexts, texts.bind(t.ID), t.Sealed)
 			if err != nil {
 				return domain.Errorf(domain.EINVALID, "%s %s: sealed by neither the old nor the current master key", texts.what, t.ID)
 			}
@@ -115,6 +131,8 @@ func (s *KeyRotationService) Rotate(ctx context.Context, oldMaster []byte) (Rota
 	}
 	return done, s.store.SetAuditKeySealed(ctx, sealed)
 }
+
+func sameID(id string) string { return id }
 
 // rewrapAll moves, a batch at a time, every record list still finds under
 // another key than current, and counts them.

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/medishare/medishare/internal/domain"
+	"github.com/medishare/medishare/internal/medimg/synth"
 	"github.com/medishare/medishare/internal/secure"
 	"github.com/medishare/medishare/internal/service"
 	"github.com/medishare/medishare/internal/testutil/apptest"
@@ -31,6 +32,12 @@ func TestKeyRotation(t *testing.T) {
 		t.Fatalf("upload: %d %s", r.Status, r.Raw)
 	}
 	imageID := r.Data()["id"].(string)
+	study := provider.Upload(t, [][2]string{{"caption", "study"}, {"patientId", patient.ID}, {"file"}}, "ct.dcm",
+		synth.NewPixels(8, 8).File(synth.Study("Doe^Jane", "P-1", "CT", "CT", 1)[0]))
+	if study.Status != 201 {
+		t.Fatalf("upload a study: %d %s", study.Status, study.Raw)
+	}
+	studyID := study.Data()["id"].(string)
 	if resp, _ := provider.Get(t, "/api/upload/image/"+imageID+"/preview", nil); resp.StatusCode != 200 {
 		t.Fatalf("preview: %d", resp.StatusCode)
 	}
@@ -89,6 +96,28 @@ func TestKeyRotation(t *testing.T) {
 			}
 			out["file "+k.ImageID] = string(key)
 		}
+		instances, err := app.Store.InstanceKeysNotUnder(ctx, other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range instances {
+			key, err := under.Unwrap(k.Wrapped, k.ImageID)
+			if err != nil {
+				t.Fatalf("the key of instance %s: %v", k.ImageID, err)
+			}
+			out["instance "+k.ImageID] = string(key)
+		}
+		studies, err := app.Store.StudiesNotUnder(ctx, otherTexts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range studies {
+			plain, err := sealer.Open("study/"+st.ID, st.Sealed)
+			if err != nil {
+				t.Fatalf("study %s: %v", st.ID, err)
+			}
+			out["study "+st.ID] = plain
+		}
 		previews, err := app.Store.PreviewKeysNotUnder(ctx, other)
 		if err != nil {
 			t.Fatal(err)
@@ -118,7 +147,8 @@ func TestKeyRotation(t *testing.T) {
 		return out
 	}
 	before := read(oldKeys, old, keys.KeyID(), texts.KeyID())
-	if len(before) != 5 || before["mail "+mailID] != mail || before["file "+imageID] == "" || before["preview "+imageID] == "" {
+	if len(before) != 8 || before["mail "+mailID] != mail || before["file "+imageID] == "" || before["preview "+imageID] == "" ||
+		before["instance "+studyID] != before["file "+studyID] || !strings.Contains(before["study "+studyID], "Doe^Jane") {
 		t.Fatalf("before the rotation: %d records %v", len(before), before)
 	}
 	rotation := service.NewKeyRotationService(app.Store, keys, texts)
@@ -127,7 +157,7 @@ func TestKeyRotation(t *testing.T) {
 		t.Fatalf("an old key of the wrong length: %v", err)
 	}
 	done, err := rotation.Rotate(ctx, apptest.MasterKey)
-	if want := (service.Rotated{FileKeys: 1, PreviewKeys: 1, Messages: 1, Analyses: 1, Mails: 1}); err != nil || done != want {
+	if want := (service.Rotated{FileKeys: 2, InstanceKeys: 1, PreviewKeys: 1, Messages: 1, Analyses: 1, Mails: 1, Studies: 1}); err != nil || done != want {
 		t.Fatalf("rotate: %+v %v, want %+v", done, err, want)
 	}
 	if again, err := rotation.Rotate(ctx, apptest.MasterKey); err != nil || again != (service.Rotated{}) {

@@ -93,7 +93,7 @@ func New(c Config) *Services {
 	outbox := NewOutbox(c.Store, c.Texts, c.Mailer, c.Logger)
 	tokens := NewTokens(c.TokenSecret, c.Issuer, c.Now)
 	links := NewLinks(c.LinkKey, c.Now)
-	images := NewImageService(c.Store, c.Blobs, c.Keys, c.Logger, c.Now)
+	images := NewImageService(c.Store, c.Blobs, c.Keys, c.Texts, c.Logger, c.Now)
 	previews := NewPreviewService(c.Store, images, c.Blobs, c.Keys, c.Logger, c.Previews)
 	chain := NewAuditChainService(c.Store, c.Blobs, c.AuditChain, c.Logger, c.Now)
 	return &Services{

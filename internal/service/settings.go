@@ -61,6 +61,8 @@ type SettingsChange struct {
 	ProviderApprovalRequired  *bool
 	AnalysisProvider          *string
 	AnalysisSendUnscreened    *bool
+	MaxInstanceMegabytes      *int
+	MaxStudyMegabytes         *int
 }
 
 var errNotSettingsManager = forbidden("Only admins can change settings.")
@@ -129,6 +131,12 @@ func (in SettingsChange) over(old domain.Settings) domain.Settings {
 	if in.AnalysisSendUnscreened != nil {
 		next.AnalysisSendUnscreened = *in.AnalysisSendUnscreened
 	}
+	if in.MaxInstanceMegabytes != nil {
+		next.MaxInstanceMegabytes = *in.MaxInstanceMegabytes
+	}
+	if in.MaxStudyMegabytes != nil {
+		next.MaxStudyMegabytes = *in.MaxStudyMegabytes
+	}
 	return next
 }
 
@@ -146,6 +154,12 @@ func (s *SettingsService) check(v domain.Settings) error {
 		errs.add("shareLifetimeDefaultHours", between, domain.ShareLifetimeCapHours)
 	case maxOK && v.ShareLifetimeDefaultHours > v.ShareLifetimeMaxHours:
 		errs.add("shareLifetimeDefaultHours", "must not exceed the maximum lifetime")
+	}
+	if v.MaxInstanceMegabytes < 10 || v.MaxInstanceMegabytes > domain.MaxInstanceMegabytesCap {
+		errs.add("maxInstanceMegabytes", "must be between 10 and %d", domain.MaxInstanceMegabytesCap)
+	}
+	if v.MaxStudyMegabytes < v.MaxInstanceMegabytes || v.MaxStudyMegabytes > domain.MaxStudyMegabytesCap {
+		errs.add("maxStudyMegabytes", "must be between the instance limit and %d", domain.MaxStudyMegabytesCap)
 	}
 	if !slices.Contains(s.providers, v.AnalysisProvider) {
 		errs.add("analysisProvider", "must be one of the configured providers")
@@ -170,5 +184,7 @@ func settingsDiff(old, next domain.Settings) string {
 	add("providerApprovalRequired", old.ProviderApprovalRequired, next.ProviderApprovalRequired)
 	add("analysisProvider", old.AnalysisProvider, next.AnalysisProvider)
 	add("analysisSendUnscreened", old.AnalysisSendUnscreened, next.AnalysisSendUnscreened)
+	add("maxInstanceMegabytes", old.MaxInstanceMegabytes, next.MaxInstanceMegabytes)
+	add("maxStudyMegabytes", old.MaxStudyMegabytes, next.MaxStudyMegabytes)
 	return strings.Join(changes, "; ")
 }

@@ -121,6 +121,9 @@ func (s *SharingService) Share(ctx context.Context, p *domain.Principal, req Sha
 	if err != nil || !p.Manages(im, domain.PermImagesShare) {
 		return domain.Share{}, refuse(ctx, s.store, meta, Event{Actor: p.User.ID, Table: domain.TableImages, RecordID: auditID(req.ImageID), Reason: "share: not the uploader"}, errImageNotFound)
 	}
+	if im.Patient.ID == "" {
+		return domain.Share{}, errShareNoPatient
+	}
 	recipient, err := s.recipient(ctx, p, req.RecipientID)
 	if err != nil {
 		return domain.Share{}, err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/medishare/medishare/internal/domain"
 	"github.com/medishare/medishare/internal/store/postgres/db"
@@ -34,7 +35,7 @@ func (s *Store) CreateImage(ctx context.Context, im domain.Image) error {
 		}
 	}
 	return translate(s.q(ctx).CreateImage(ctx, db.CreateImageParams{
-		ID: id, UploaderID: uploader, PatientID: patient, Caption: im.Caption, ContentType: im.ContentType,
+		ID: id, UploaderID: uploader, PatientID: pgtype.UUID{Bytes: patient, Valid: true}, Caption: im.Caption, ContentType: im.ContentType,
 		FileName: im.FileName, Size: im.Size, Sha256: im.SHA256, BlobKey: im.BlobKey, WrappedKey: im.WrappedKey,
 		KeyID: im.KeyID, Width: int32(im.Width), Height: int32(im.Height), Dicom: facts,
 	}))
@@ -46,7 +47,20 @@ func toImage(i db.Image, upFirst, upLast, paFirst, paLast string) domain.Image {
 		SHA256: i.Sha256, BlobKey: i.BlobKey, WrappedKey: i.WrappedKey, KeyID: i.KeyID,
 		Width: int(i.Width), Height: int(i.Height), CreatedAt: i.CreatedAt,
 		UploadedBy: domain.Person{ID: i.UploaderID.String(), Firstname: upFirst, Lastname: upLast},
-		Patient:    domain.Person{ID: i.PatientID.String(), Firstname: paFirst, Lastname: paLast},
+	}
+	if i.PatientID.Valid {
+		im.Patient = domain.Person{ID: uuid.UUID(i.PatientID.Bytes).String(), Firstname: paFirst, Lastname: paLast}
+	}
+	if i.StudyUid.Valid && len(i.Study) > 0 {
+		var study domain.StudyFacts
+		if json.Unmarshal(i.Study, &study) == nil {
+			study.StudyInstanceUID = i.StudyUid.String
+			if study.Modalities == nil {
+				study.Modalities = []string{}
+			}
+			im.Study = &study
+		}
+		im.StudySealed = i.StudySealed
 	}
 	if len(i.Dicom) > 0 {
 		var facts domain.DICOMFacts

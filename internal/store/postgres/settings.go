@@ -17,6 +17,8 @@ func settingFields(s *domain.Settings) map[string]any {
 		"provider_approval_required":   &s.ProviderApprovalRequired,
 		"analysis_provider":            &s.AnalysisProvider,
 		"analysis_send_unscreened":     &s.AnalysisSendUnscreened,
+		"max_instance_megabytes":       &s.MaxInstanceMegabytes,
+		"max_study_megabytes":          &s.MaxStudyMegabytes,
 	}
 }
 

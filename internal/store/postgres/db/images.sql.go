@@ -9,10 +9,12 @@ import (
 	"context"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const blobKeyReferenced = `-- name: BlobKeyReferenced :one
-SELECT EXISTS (SELECT 1 FROM images WHERE blob_key = $1) AS referenced
+SELECT (EXISTS (SELECT 1 FROM images i WHERE i.blob_key = $1::text)
+        OR EXISTS (SELECT 1 FROM study_instances si WHERE si.blob_key = $1::text))::boolean AS referenced
 `
 
 func (q *Queries) BlobKeyReferenced(ctx context.Context, blobKey string) (bool, error) {
@@ -34,7 +36,8 @@ func (q *Queries) CountAllImages(ctx context.Context) (int64, error) {
 }
 
 const countImagesOfUploader = `-- name: CountImagesOfUploader :one
-SELECT coalesce((SELECT images FROM image_counts WHERE uploader_id = $1), 0)::bigint AS images
+SELECT (coalesce((SELECT c.images FROM image_counts c WHERE c.uploader_id = $1::uuid), 0)
+        - (SELECT count(*) FROM images u WHERE u.uploader_id = $1::uuid AND u.patient_id IS NULL))::bigint AS images
 `
 
 func (q *Queries) CountImagesOfUploader(ctx context.Context, uploaderID uuid.UUID) (int64, error) {
@@ -65,7 +68,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
 type CreateImageParams struct {
 	ID          uuid.UUID
 	UploaderID  uuid.UUID
-	PatientID   uuid.UUID
+	PatientID   pgtype.UUID
 	Caption     string
 	ContentType string
 	FileName    string
@@ -99,6 +102,63 @@ func (q *Queries) CreateImage(ctx context.Context, arg CreateImageParams) error 
 	return err
 }
 
+const createStudyImage = `-- name: CreateStudyImage :one
+INSERT INTO images (id, uploader_id, patient_id, caption, content_type, file_name, size, sha256,
+                    blob_key, wrapped_key, key_id, width, height, dicom, study_uid, study, study_sealed, study_joins)
+VALUES ($1, $2, $3, $4, 'application/dicom', $5, $6, $7,
+        $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+ON CONFLICT (uploader_id, coalesce(patient_id, '00000000-0000-0000-0000-000000000000'), study_uid) WHERE study_joins
+DO NOTHING
+RETURNING id
+`
+
+type CreateStudyImageParams struct {
+	ID          uuid.UUID
+	UploaderID  uuid.UUID
+	PatientID   pgtype.UUID
+	Caption     string
+	FileName    string
+	Size        int64
+	Sha256      []byte
+	BlobKey     string
+	WrappedKey  []byte
+	KeyID       []byte
+	Width       int32
+	Height      int32
+	Dicom       []byte
+	StudyUid    pgtype.Text
+	Study       []byte
+	StudySealed []byte
+	StudyJoins  bool
+}
+
+// A study's row, made by its first instance; none when the instance joins
+// a study the uploader already has for this patient (or unassigned).
+func (q *Queries) CreateStudyImage(ctx context.Context, arg CreateStudyImageParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, createStudyImage,
+		arg.ID,
+		arg.UploaderID,
+		arg.PatientID,
+		arg.Caption,
+		arg.FileName,
+		arg.Size,
+		arg.Sha256,
+		arg.BlobKey,
+		arg.WrappedKey,
+		arg.KeyID,
+		arg.Width,
+		arg.Height,
+		arg.Dicom,
+		arg.StudyUid,
+		arg.Study,
+		arg.StudySealed,
+		arg.StudyJoins,
+	)
+	var id uuid.UUID
+	err := row.Scan(&id)
+	return id, err
+}
+
 const deleteImage = `-- name: DeleteImage :one
 DELETE FROM images WHERE id = $1 RETURNING blob_key
 `
@@ -111,12 +171,12 @@ func (q *Queries) DeleteImage(ctx context.Context, id uuid.UUID) (string, error)
 }
 
 const getImage = `-- name: GetImage :one
-SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name, i.size, i.sha256, i.blob_key, i.wrapped_key, i.key_id, i.width, i.height, i.dicom, i.created_at,
+SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name, i.size, i.sha256, i.blob_key, i.wrapped_key, i.key_id, i.width, i.height, i.dicom, i.created_at, i.study_uid, i.study, i.study_sealed, i.study_joins,
        up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
-       pa.firstname AS patient_firstname, pa.lastname AS patient_lastname
+       coalesce(pa.firstname, '')::text AS patient_firstname, coalesce(pa.lastname, '')::text AS patient_lastname
 FROM images i
 JOIN users up ON up.id = i.uploader_id
-JOIN users pa ON pa.id = i.patient_id
+LEFT JOIN users pa ON pa.id = i.patient_id
 WHERE i.id = $1
 `
 
@@ -147,6 +207,10 @@ func (q *Queries) GetImage(ctx context.Context, id uuid.UUID) (GetImageRow, erro
 		&i.Image.Height,
 		&i.Image.Dicom,
 		&i.Image.CreatedAt,
+		&i.Image.StudyUid,
+		&i.Image.Study,
+		&i.Image.StudySealed,
+		&i.Image.StudyJoins,
 		&i.UploaderFirstname,
 		&i.UploaderLastname,
 		&i.PatientFirstname,
@@ -156,9 +220,9 @@ func (q *Queries) GetImage(ctx context.Context, id uuid.UUID) (GetImageRow, erro
 }
 
 const listAllImages = `-- name: ListAllImages :many
-SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name, i.size, i.sha256, i.blob_key, i.wrapped_key, i.key_id, i.width, i.height, i.dicom, i.created_at,
+SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name, i.size, i.sha256, i.blob_key, i.wrapped_key, i.key_id, i.width, i.height, i.dicom, i.created_at, i.study_uid, i.study, i.study_sealed, i.study_joins,
        up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
-       pa.firstname AS patient_firstname, pa.lastname AS patient_lastname,
+       coalesce(pa.firstname, '')::text AS patient_firstname, coalesce(pa.lastname, '')::text AS patient_lastname,
        (SELECT coalesce(sum(c.images), 0) FROM image_counts c)::bigint AS total,
        -- The image's shares that are not revoked, newest first (shares_image_idx):
        -- a subquery per row of the page, so no plan can read more than the page.
@@ -175,7 +239,7 @@ SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name
         WHERE s.image_id = i.id AND s.revoked_at IS NULL) AS shares
 FROM images i
 JOIN users up ON up.id = i.uploader_id
-JOIN users pa ON pa.id = i.patient_id
+LEFT JOIN users pa ON pa.id = i.patient_id
 ORDER BY i.created_at DESC, i.id
 LIMIT $2 OFFSET $1
 `
@@ -221,6 +285,10 @@ func (q *Queries) ListAllImages(ctx context.Context, arg ListAllImagesParams) ([
 			&i.Image.Height,
 			&i.Image.Dicom,
 			&i.Image.CreatedAt,
+			&i.Image.StudyUid,
+			&i.Image.Study,
+			&i.Image.StudySealed,
+			&i.Image.StudyJoins,
 			&i.UploaderFirstname,
 			&i.UploaderLastname,
 			&i.PatientFirstname,
@@ -240,10 +308,11 @@ func (q *Queries) ListAllImages(ctx context.Context, arg ListAllImagesParams) ([
 
 const listImagesOfUploader = `-- name: ListImagesOfUploader :many
 
-SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name, i.size, i.sha256, i.blob_key, i.wrapped_key, i.key_id, i.width, i.height, i.dicom, i.created_at,
+SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name, i.size, i.sha256, i.blob_key, i.wrapped_key, i.key_id, i.width, i.height, i.dicom, i.created_at, i.study_uid, i.study, i.study_sealed, i.study_joins,
        up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
-       pa.firstname AS patient_firstname, pa.lastname AS patient_lastname,
-       coalesce((SELECT c.images FROM image_counts c WHERE c.uploader_id = $1), 0)::bigint AS total,
+       coalesce(pa.firstname, '')::text AS patient_firstname, coalesce(pa.lastname, '')::text AS patient_lastname,
+       (coalesce((SELECT c.images FROM image_counts c WHERE c.uploader_id = $1), 0)
+        - (SELECT count(*) FROM images u WHERE u.uploader_id = $1 AND u.patient_id IS NULL))::bigint AS total,
        -- The image's shares that are not revoked, newest first (shares_image_idx):
        -- a subquery per row of the page, so no plan can read more than the page.
        (SELECT json_agg(json_build_object(
@@ -259,8 +328,8 @@ SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name
         WHERE s.image_id = i.id AND s.revoked_at IS NULL) AS shares
 FROM images i
 JOIN users up ON up.id = i.uploader_id
-JOIN users pa ON pa.id = i.patient_id
-WHERE i.uploader_id = $1
+LEFT JOIN users pa ON pa.id = i.patient_id
+WHERE i.uploader_id = $1 AND i.patient_id IS NOT NULL
 ORDER BY i.created_at DESC, i.id
 LIMIT $3 OFFSET $2
 `
@@ -284,7 +353,8 @@ type ListImagesOfUploaderRow struct {
 // Paged lists read their page through an index and take their total from
 // a counter (migrations/00005_lists.sql), computed once per query; one query
 // per access path, so the planner always sees which index to use.
-// One page of an uploader's images, newest first (images_uploader_idx).
+// One page of an uploader's images, newest first (images_uploader_idx),
+// without the studies that wait for a patient (ListUnassignedImages).
 func (q *Queries) ListImagesOfUploader(ctx context.Context, arg ListImagesOfUploaderParams) ([]ListImagesOfUploaderRow, error) {
 	rows, err := q.db.Query(ctx, listImagesOfUploader, arg.UploaderID, arg.PageOffset, arg.PageLimit)
 	if err != nil {
@@ -310,12 +380,75 @@ func (q *Queries) ListImagesOfUploader(ctx context.Context, arg ListImagesOfUplo
 			&i.Image.Height,
 			&i.Image.Dicom,
 			&i.Image.CreatedAt,
+			&i.Image.StudyUid,
+			&i.Image.Study,
+			&i.Image.StudySealed,
+			&i.Image.StudyJoins,
 			&i.UploaderFirstname,
 			&i.UploaderLastname,
 			&i.PatientFirstname,
 			&i.PatientLastname,
 			&i.Total,
 			&i.Shares,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listUnassignedImages = `-- name: ListUnassignedImages :many
+SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name, i.size, i.sha256, i.blob_key, i.wrapped_key, i.key_id, i.width, i.height, i.dicom, i.created_at, i.study_uid, i.study, i.study_sealed, i.study_joins, up.firstname AS uploader_firstname, up.lastname AS uploader_lastname
+FROM images i
+JOIN users up ON up.id = i.uploader_id
+WHERE i.uploader_id = $1 AND i.patient_id IS NULL
+ORDER BY i.created_at DESC, i.id
+LIMIT 100
+`
+
+type ListUnassignedImagesRow struct {
+	Image             Image
+	UploaderFirstname string
+	UploaderLastname  string
+}
+
+// An uploader's studies waiting for a patient (images_unassigned_idx), a
+// few at most; shares are impossible before a patient is chosen.
+func (q *Queries) ListUnassignedImages(ctx context.Context, uploaderID uuid.UUID) ([]ListUnassignedImagesRow, error) {
+	rows, err := q.db.Query(ctx, listUnassignedImages, uploaderID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListUnassignedImagesRow{}
+	for rows.Next() {
+		var i ListUnassignedImagesRow
+		if err := rows.Scan(
+			&i.Image.ID,
+			&i.Image.UploaderID,
+			&i.Image.PatientID,
+			&i.Image.Caption,
+			&i.Image.ContentType,
+			&i.Image.FileName,
+			&i.Image.Size,
+			&i.Image.Sha256,
+			&i.Image.BlobKey,
+			&i.Image.WrappedKey,
+			&i.Image.KeyID,
+			&i.Image.Width,
+			&i.Image.Height,
+			&i.Image.Dicom,
+			&i.Image.CreatedAt,
+			&i.Image.StudyUid,
+			&i.Image.Study,
+			&i.Image.StudySealed,
+			&i.Image.StudyJoins,
+			&i.UploaderFirstname,
+			&i.UploaderLastname,
 		); err != nil {
 			return nil, err
 		}

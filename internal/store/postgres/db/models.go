@@ -99,7 +99,7 @@ type Conversation struct {
 type Image struct {
 	ID          uuid.UUID
 	UploaderID  uuid.UUID
-	PatientID   uuid.UUID
+	PatientID   pgtype.UUID
 	Caption     string
 	ContentType string
 	FileName    string
@@ -112,6 +112,10 @@ type Image struct {
 	Height      int32
 	Dicom       []byte
 	CreatedAt   time.Time
+	StudyUid    pgtype.Text
+	Study       []byte
+	StudySealed []byte
+	StudyJoins  bool
 }
 
 type ImageCount struct {
@@ -224,6 +228,27 @@ type Share struct {
 type ShareCount struct {
 	SharedBy uuid.UUID
 	Shares   int64
+}
+
+type StudyInstance struct {
+	ID                uuid.UUID
+	ImageID           uuid.UUID
+	SeriesUid         string
+	SopUid            string
+	SopClassUid       string
+	TransferSyntax    string
+	SeriesNumber      pgtype.Int4
+	InstanceNumber    pgtype.Int4
+	Modality          string
+	SeriesDescription string
+	BodyPart          string
+	Dicom             []byte
+	BlobKey           string
+	WrappedKey        []byte
+	KeyID             []byte
+	Size              int64
+	Sha256            []byte
+	CreatedAt         time.Time
 }
 
 type Throttle struct {

@@ -229,7 +229,7 @@ func (q *Queries) ListSentShares(ctx context.Context, arg ListSentSharesParams) 
 }
 
 const listSharedWith = `-- name: ListSharedWith :many
-SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name, i.size, i.sha256, i.blob_key, i.wrapped_key, i.key_id, i.width, i.height, i.dicom, i.created_at,
+SELECT i.id, i.uploader_id, i.patient_id, i.caption, i.content_type, i.file_name, i.size, i.sha256, i.blob_key, i.wrapped_key, i.key_id, i.width, i.height, i.dicom, i.created_at, i.study_uid, i.study, i.study_sealed, i.study_joins,
        up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
        pa.firstname AS patient_firstname, pa.lastname AS patient_lastname,
        s.id AS share_id, s.shared_by, s.created_at AS share_created_at, s.expires_at, s.verified_at,
@@ -302,6 +302,10 @@ func (q *Queries) ListSharedWith(ctx context.Context, arg ListSharedWithParams) 
 			&i.Image.Height,
 			&i.Image.Dicom,
 			&i.Image.CreatedAt,
+			&i.Image.StudyUid,
+			&i.Image.Study,
+			&i.Image.StudySealed,
+			&i.Image.StudyJoins,
 			&i.UploaderFirstname,
 			&i.UploaderLastname,
 			&i.PatientFirstname,

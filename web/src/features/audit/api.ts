@@ -109,6 +109,7 @@ export const ACTION_LABELS: Record<string, string> = {
   settings_update: 'Changed settings',
   analyze: 'Analysed',
   disclose: 'Sent to an outside AI service',
+  image_update: 'Changed an image',
 };
 
 export function actionLabel(action: string): string {
