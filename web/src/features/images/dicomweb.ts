@@ -57,8 +57,10 @@ export async function storeInstance(file: Blob, patientId: string, { signal, onP
         }
       : undefined,
   });
-  const id = response.headers[IMAGE_ID_HEADER] as unknown;
-  return { imageId: typeof id === 'string' && id ? id : null, body: response.data, status: response.status };
+  const ids = response.headers[IMAGE_ID_HEADER] as unknown;
+  // The server lists one id per study of the request, comma-separated; one instance makes one.
+  const imageId = typeof ids === 'string' ? (ids.split(',')[0]?.trim() ?? '') : '';
+  return { imageId: imageId || null, body: response.data, status: response.status };
 }
 
 /** A series' thumbnail (PNG) as a Blob; it needs the bearer token, so no plain <img src>. */
