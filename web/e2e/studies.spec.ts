@@ -15,7 +15,16 @@ import { card, expectLoaded } from './support/view-images';
 
 const STUDY_FOLDER = fileURLToPath(new URL('./fixtures/study/', import.meta.url));
 
-/** "Lastname, Firstname", as the pickers name a person. */
+/** No sideways scrolling: everything fits the viewport's width. */
+async function expectNoHorizontalScroll(page: Page): Promise<void> {
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }));
+  expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+}
+
+/** The demo patient: credentials, session and name ("Lastname, Firstname" as the pickers write it). */
 async function demoPatient(page: Page) {
   const credentials = await demoAccount('patient');
   const session = await apiSignIn(page.request, credentials);
@@ -42,6 +51,10 @@ test.describe('studies', () => {
     await expect(found).toContainText('3 series · 6 instances');
     await expect(found.getByRole('list', { name: /^Series of / }).getByRole('listitem')).toHaveCount(3);
     await expect(page.getByRole('list', { name: 'Skipped files' })).toContainText('README.txt — Not a DICOM file.');
+    for (const width of [360, 1440]) {
+      await page.setViewportSize({ width, height: 900 });
+      await expectNoHorizontalScroll(page);
+    }
 
     // For the demo patient, with a caption of our own.
     await found.getByRole('searchbox', { name: 'Search patients' }).fill(patient.lastname);
@@ -99,6 +112,7 @@ test.describe('studies', () => {
         await expectLoaded(series.getByRole('img', { name: new RegExp(`^Thumbnail: Series ${n}\\b`) }));
       }
       await expect(series).toContainText(/CT( · [^·]+)? · 2 instances/);
+      await expectNoHorizontalScroll(patientPage);
     } finally {
       await patientContext.close();
     }

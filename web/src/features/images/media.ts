@@ -1,4 +1,4 @@
-import type { MedicalImage } from '@/types/images';
+import type { MedicalImage, StudyFacts } from '@/types/images';
 
 /** What a card or the viewer can show of an image. */
 export type Media =
@@ -57,4 +57,14 @@ export function dicomDate(value: string | null | undefined): string | null {
 /** "3 series · 6 instances", "1 series · 1 instance". */
 export function studyCounts(series: number, instances: number): string {
   return `${series} series · ${instances} ${instances === 1 ? 'instance' : 'instances'}`;
+}
+
+/**
+ * The study a card or the viewer shows as one, or null. Every DICOM upload
+ * is a study on the server; one of a single instance is shown as the DICOM
+ * file it is (its preview and facts in the viewer), as single uploads
+ * always were.
+ */
+export function studyOf(image: Pick<MedicalImage, 'study'>): StudyFacts | null {
+  return image.study && image.study.instances > 1 ? image.study : null;
 }

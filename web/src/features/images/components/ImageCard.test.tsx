@@ -126,12 +126,12 @@ describe('ImageCard of a study', () => {
     expect(within(card).getByRole('img', { name: 'Preview: CT CHEST' })).toHaveAttribute('src', studyImage().preview_url);
   });
 
-  it('says N/A for a study without a date, and 1 instance in the singular', () => {
+  it('says N/A for a study without a date', () => {
     const { card } = renderCard(
-      studyImage({ study: { studyInstanceUid: '1.2', description: '', date: '', modalities: ['MR'], series: 1, instances: 1, bytes: 10 } }),
+      studyImage({ study: { studyInstanceUid: '1.2', description: '', date: '', modalities: ['MR'], series: 1, instances: 2, bytes: 10 } }),
     );
     expect(card).toHaveTextContent('Study dateN/A');
-    expect(within(card).getByText('1 series · 1 instance')).toBeInTheDocument();
+    expect(within(card).getByText('1 series · 2 instances')).toBeInTheDocument();
   });
 
   it('opens the study with "Open study", instead of View', async () => {
@@ -141,5 +141,16 @@ describe('ImageCard of a study', () => {
     expect(within(card).queryByRole('button', { name: /^View/ })).not.toBeInTheDocument();
     await user.click(within(card).getByRole('button', { name: 'Open study CT CHEST' }));
     expect(onOpen).toHaveBeenCalledWith(image);
+  });
+});
+
+describe('ImageCard of a single DICOM upload', () => {
+  it('shows it as the DICOM file it is, with View, although the server keeps it as a study of one instance', () => {
+    const { card } = renderCard(
+      studyImage({ study: { studyInstanceUid: '1.2', description: 'e+1', date: '20040119', modalities: ['CT'], series: 1, instances: 1, bytes: 39_206 } }),
+    );
+    expect(within(card).getByText('DICOM · CT')).toBeInTheDocument();
+    expect(within(card).queryByText(/series ·/)).not.toBeInTheDocument();
+    expect(within(card).getByRole('button', { name: 'View CT CHEST' })).toBeInTheDocument();
   });
 });

@@ -2,7 +2,7 @@ import { useId, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { formatDate, formatDateTime, fullName } from '@/lib/format';
 import type { MedicalImage } from '@/types/images';
-import { captionOf, dicomDate, mediaOf, studyCounts, typeLabel } from '../media';
+import { captionOf, dicomDate, mediaOf, studyCounts, studyOf, typeLabel } from '../media';
 import { DocumentIcon, LockIcon, PdfIcon } from './icons';
 import { SignedImage } from './SignedImage';
 
@@ -111,7 +111,7 @@ export function ImageCard({
   const sharing = variant === 'uploaded' && canShare;
   // A share not verified yet withholds the upload date: show when it was shared.
   const date = image.createdAt ?? image.sharedAt ?? null;
-  const study = image.study ?? null;
+  const study = studyOf(image);
   const studyDate = dicomDate(study?.date);
 
   return (

@@ -14,6 +14,7 @@ import { ImageSection } from '../components/ImageSection';
 import { ImageViewer } from '../components/ImageViewer';
 import { StudyViewer } from '../components/StudyViewer';
 import { discussLink } from '../discuss';
+import { studyOf } from '../media';
 import '@/components/forms.css';
 import '../images.css';
 
@@ -154,8 +155,8 @@ export function ViewImagesPage({ sharing, historyDialog }: { sharing?: SharingSl
         canSeeHistory={canSeeHistory}
         analysisHref={analysisHref}
       />
-      {shown && shown.study && <StudyViewer image={shown} onClose={closeViewer} />}
-      {shown && !shown.study && <ImageViewer image={shown} onClose={closeViewer} analysisHref={analysisHref(shown)} />}
+      {shown && studyOf(shown) && <StudyViewer image={shown} onClose={closeViewer} />}
+      {shown && !studyOf(shown) && <ImageViewer image={shown} onClose={closeViewer} analysisHref={analysisHref(shown)} />}
       {assigning && <AssignPatientModal image={assigning} onClose={() => setAssigning(null)} />}
       {pending && <DeleteImageModal image={pending.image} onClose={() => setPending(null)} onDeleted={onDeleted} />}
       {sharingImage && sharing?.shareDialog(sharingImage, () => setSharingImage(null))}
