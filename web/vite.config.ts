@@ -7,6 +7,8 @@ import { defineConfig } from 'vite';
 const backend = 'http://127.0.0.1:8080';
 const proxy = {
   '/api': { target: backend, changeOrigin: false },
+  // DICOMweb (STOW-RS for study uploads, series thumbnails) sits beside /api.
+  '/dicomweb': { target: backend, changeOrigin: false },
   '/healthz': { target: backend, changeOrigin: false },
   '/readyz': { target: backend, changeOrigin: false },
 };
@@ -36,9 +38,15 @@ export default defineConfig({
     rolldownOptions: {
       output: {
         // The libraries every page needs in a chunk of their own (they change
-        // less often than the app); pdf.js and uPlot stay in their lazily loaded chunks.
+        // less often than the app); pdf.js, uPlot and the study reader's DICOM
+        // parser and unzipper stay in their lazily loaded chunks.
         codeSplitting: {
-          groups: [{ name: 'vendor', test: /[\\/]node_modules[\\/](?!pdfjs-dist[\\/]|uplot[\\/])/ }],
+          groups: [
+            {
+              name: 'vendor',
+              test: /[\\/]node_modules[\\/](?!pdfjs-dist[\\/]|uplot[\\/]|dicom-parser[\\/]|fflate[\\/])/,
+            },
+          ],
         },
       },
     },

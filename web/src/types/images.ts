@@ -19,6 +19,38 @@ export interface DicomFacts {
 }
 
 /**
+ * A DICOM study (one StudyInstanceUID with its series and instances), which
+ * the server keeps as one image object.
+ */
+export interface StudyFacts {
+  studyInstanceUid: string;
+  description: string;
+  /** YYYYMMDD as DICOM writes it, or '' when the files give none. */
+  date: string;
+  modalities: string[];
+  series: number;
+  instances: number;
+  bytes: number;
+}
+
+/** One series of a study (GET /api/upload/image/{id}/series). */
+export interface StudySeries {
+  seriesInstanceUid: string;
+  seriesNumber: number | null;
+  modality: string;
+  description: string;
+  instances: number;
+  bodyPart: string;
+}
+
+/** GET /api/upload/limits: what one upload, one study instance and one whole study may weigh. */
+export interface UploadLimits {
+  maxUploadBytes: number;
+  maxInstanceBytes: number;
+  maxStudyBytes: number;
+}
+
+/**
  * The state of a share: waiting for the recipient's code, open to them,
  * past its lifetime, or void after five wrong codes. Revoked shares are
  * left out of image objects.
@@ -69,10 +101,15 @@ export interface MedicalImage {
   sharedBy: PersonRef | null;
   /** null until verified. */
   uploadedBy: PersonRef | null;
-  /** null until verified. */
+  /**
+   * null until verified; also null on the uploader's own list for a study
+   * that arrived from a PACS without a patient (unassigned).
+   */
   patient: PersonRef | null;
   /** null until verified, and for files that are not DICOM. */
   dicom: DicomFacts | null;
+  /** The study this image object stands for; null until verified, and for anything but a study. */
+  study?: StudyFacts | null;
   /**
    * The image's current shares (revoked ones left out), newest first, on
    * images the caller uploaded (admins: every image); [] on the others.

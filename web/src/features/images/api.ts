@@ -1,7 +1,7 @@
 import type { AxiosProgressEvent } from 'axios';
 import { baseApi, imageTag, SHARED_IMAGES, UPLOADED_IMAGES } from '@/lib/api';
 import type { ApiResponse, PagedResponse } from '@/types/api';
-import type { MedicalImage } from '@/types/images';
+import type { MedicalImage, StudySeries, UploadLimits } from '@/types/images';
 
 /** product.md §9: at most 10 MB per file. */
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -21,6 +21,13 @@ export interface UploadFields {
   file: File;
   /** Called with 0..100 as the request body goes out. */
   onProgress?: (percent: number) => void;
+}
+
+/** What PATCH /api/upload/image/{id} changes: the caption, or the patient of an unassigned study. */
+export interface ImageChanges {
+  id: string;
+  caption?: string;
+  patientId?: string;
 }
 
 /** The share of the body sent, 0..100, from an axios progress event. */
@@ -70,6 +77,28 @@ export const imagesApi = baseApi.injectEndpoints({
       invalidatesTags: (_result, error) => (error ? [] : [UPLOADED_IMAGES, 'DashboardStats']),
     }),
 
+    /** GET /api/upload/limits: the sizes an upload, a study's instance and a whole study may have. */
+    getUploadLimits: build.query<UploadLimits, void>({
+      query: () => ({ url: '/upload/limits' }),
+      transformResponse: (body: ApiResponse<UploadLimits>) => body.data,
+    }),
+
+    /** GET /api/upload/image/{id}/series: the series of a study. */
+    listStudySeries: build.query<StudySeries[], string>({
+      query: (id) => ({ url: `${imagePath(id)}/series` }),
+      transformResponse: (body: ApiResponse<StudySeries[]>) => body.data,
+      providesTags: (_result, _error, id) => [imageTag(id)],
+    }),
+
+    /**
+     * PATCH /api/upload/image/{id}: a study's caption after its upload, or the
+     * patient of an unassigned study, which then joins the ordinary list.
+     */
+    updateImage: build.mutation<ApiResponse<MedicalImage>, ImageChanges>({
+      query: ({ id, ...changes }) => ({ url: imagePath(id), method: 'PATCH', body: changes }),
+      invalidatesTags: (_result, error, { id }) => (error ? [] : [imageTag(id), UPLOADED_IMAGES, 'DashboardStats']),
+    }),
+
     /** DELETE /api/upload/image/{id} (uploader or admin): gone from every list, pages shift. */
     deleteImage: build.mutation<ApiResponse<unknown>, string>({
       query: (id) => ({ url: imagePath(id), method: 'DELETE' }),
@@ -85,4 +114,7 @@ export const {
   useLazyGetImageQuery,
   useUploadImageMutation,
   useDeleteImageMutation,
+  useGetUploadLimitsQuery,
+  useListStudySeriesQuery,
+  useUpdateImageMutation,
 } = imagesApi;

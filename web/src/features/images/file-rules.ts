@@ -1,3 +1,4 @@
+import type { UserPickerTexts } from '@/components/UserPicker';
 import { MAX_UPLOAD_BYTES } from './api';
 
 /** The kinds of file the product takes (product.md §9). */
@@ -15,6 +16,17 @@ export const UPLOAD_TEXTS = {
   noPatient: 'Please choose the patient this image is for.',
   emptyFile: 'The file is empty.',
 } as const;
+
+/** The patient picker of the upload page, for one file and for each study alike. */
+export const PATIENT_PICKER_TEXTS: UserPickerTexts = {
+  legend: 'Patient',
+  searchLabel: 'Search patients',
+  one: 'patient',
+  many: 'patients',
+  none: (search) => (search ? `No patients match “${search}”.` : 'No patients found.'),
+  // product.md §2: the users list is fetched after a file is chosen.
+  waiting: 'Choose a file first; the list of patients appears then.',
+};
 
 const BY_EXTENSION: Record<string, FileKind> = {
   jpg: 'jpeg',
@@ -70,9 +82,10 @@ export function fileProblem(file: File | null, kind: FileKind | null): string | 
   return null;
 }
 
-/** "2.4 MB", "830 KB", "12 bytes". */
+/** "1.3 GB", "2.4 MB", "830 KB", "12 bytes". */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes < 1024 * 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  return `${(bytes / (1024 * 1024 * 1024)).toFixed(1)} GB`;
 }

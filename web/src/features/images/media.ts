@@ -1,4 +1,4 @@
-import type { MedicalImage } from '@/types/images';
+import type { MedicalImage, StudyFacts } from '@/types/images';
 
 /** What a card or the viewer can show of an image. */
 export type Media =
@@ -46,4 +46,25 @@ export function typeLabel(image: MedicalImage): string {
 /** product.md §2: the caption falls back to 'Untitled'. */
 export function captionOf(image: Pick<MedicalImage, 'caption'>): string {
   return image.caption && image.caption.trim() ? image.caption : 'Untitled';
+}
+
+/** A DICOM date (YYYYMMDD) as an ISO date (YYYY-MM-DD), or null when it is not one. */
+export function dicomDate(value: string | null | undefined): string | null {
+  const match = /^(\d{4})(\d{2})(\d{2})$/.exec(value?.trim() ?? '');
+  return match ? `${match[1]}-${match[2]}-${match[3]}` : null;
+}
+
+/** "3 series · 6 instances", "1 series · 1 instance". */
+export function studyCounts(series: number, instances: number): string {
+  return `${series} series · ${instances} ${instances === 1 ? 'instance' : 'instances'}`;
+}
+
+/**
+ * The study a card or the viewer shows as one, or null. Every DICOM upload
+ * is a study on the server; one of a single instance is shown as the DICOM
+ * file it is (its preview and facts in the viewer), as single uploads
+ * always were.
+ */
+export function studyOf(image: Pick<MedicalImage, 'study'>): StudyFacts | null {
+  return image.study && image.study.instances > 1 ? image.study : null;
 }

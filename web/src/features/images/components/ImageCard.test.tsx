@@ -97,3 +97,60 @@ describe('ImageCard of a share not verified yet', () => {
     expect(within(card).getByRole('button', { name: 'View Knee' })).toBeInTheDocument();
   });
 });
+
+/** A verified study: its caption is the study description unless the uploader typed another. */
+function studyImage(overrides: Partial<MedicalImage> = {}): MedicalImage {
+  return makeImage({
+    id: 'study-1',
+    caption: 'CT CHEST',
+    study: {
+      studyInstanceUid: '1.2.826.0.1.3680043.8.498.7',
+      description: 'CT CHEST',
+      date: '20250512',
+      modalities: ['CT', 'PT'],
+      series: 3,
+      instances: 6,
+      bytes: 17_052,
+    },
+    ...overrides,
+  });
+}
+
+describe('ImageCard of a study', () => {
+  it('shows the description, the study date, the modalities, the counts and the representative preview', () => {
+    const { card } = renderCard(studyImage());
+    expect(within(card).getByRole('heading', { level: 3, name: 'CT CHEST' })).toBeInTheDocument();
+    expect(card).toHaveTextContent(`Study date${formatDate('2025-05-12')}`);
+    expect(within(card).getByText('DICOM study · CT, PT')).toBeInTheDocument();
+    expect(within(card).getByText('3 series · 6 instances')).toBeInTheDocument();
+    expect(within(card).getByRole('img', { name: 'Preview: CT CHEST' })).toHaveAttribute('src', studyImage().preview_url);
+  });
+
+  it('says N/A for a study without a date', () => {
+    const { card } = renderCard(
+      studyImage({ study: { studyInstanceUid: '1.2', description: '', date: '', modalities: ['MR'], series: 1, instances: 2, bytes: 10 } }),
+    );
+    expect(card).toHaveTextContent('Study dateN/A');
+    expect(within(card).getByText('1 series · 2 instances')).toBeInTheDocument();
+  });
+
+  it('opens the study with "Open study", instead of View', async () => {
+    const user = userEvent.setup();
+    const image = studyImage();
+    const { card, onOpen } = renderCard(image);
+    expect(within(card).queryByRole('button', { name: /^View/ })).not.toBeInTheDocument();
+    await user.click(within(card).getByRole('button', { name: 'Open study CT CHEST' }));
+    expect(onOpen).toHaveBeenCalledWith(image);
+  });
+});
+
+describe('ImageCard of a single DICOM upload', () => {
+  it('shows it as the DICOM file it is, with View, although the server keeps it as a study of one instance', () => {
+    const { card } = renderCard(
+      studyImage({ study: { studyInstanceUid: '1.2', description: 'e+1', date: '20040119', modalities: ['CT'], series: 1, instances: 1, bytes: 39_206 } }),
+    );
+    expect(within(card).getByText('DICOM · CT')).toBeInTheDocument();
+    expect(within(card).queryByText(/series ·/)).not.toBeInTheDocument();
+    expect(within(card).getByRole('button', { name: 'View CT CHEST' })).toBeInTheDocument();
+  });
+});

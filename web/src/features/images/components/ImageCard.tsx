@@ -2,7 +2,7 @@ import { useId, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { formatDate, formatDateTime, fullName } from '@/lib/format';
 import type { MedicalImage } from '@/types/images';
-import { captionOf, mediaOf, typeLabel } from '../media';
+import { captionOf, dicomDate, mediaOf, studyCounts, studyOf, typeLabel } from '../media';
 import { DocumentIcon, LockIcon, PdfIcon } from './icons';
 import { SignedImage } from './SignedImage';
 
@@ -30,6 +30,8 @@ interface ImageCardProps {
   onHistory?: (image: MedicalImage) => void;
   /** Where "AI analysis" leads; without it the card does not offer it. */
   analysisHref?: string | null;
+  /** Opens the patient picker of a study without a patient; without it the card does not offer it. */
+  onAssign?: (image: MedicalImage) => void;
 }
 
 function NoPreview() {
@@ -98,6 +100,7 @@ export function ImageCard({
   discussHref,
   onHistory,
   analysisHref,
+  onAssign,
 }: ImageCardProps) {
   const titleId = useId();
   const caption = captionOf(image);
@@ -108,6 +111,8 @@ export function ImageCard({
   const sharing = variant === 'uploaded' && canShare;
   // A share not verified yet withholds the upload date: show when it was shared.
   const date = image.createdAt ?? image.sharedAt ?? null;
+  const study = studyOf(image);
+  const studyDate = dicomDate(study?.date);
 
   return (
     <li className="image-card">
@@ -128,6 +133,12 @@ export function ImageCard({
               <dt>Date</dt>
               <dd>{date ? <time dateTime={date}>{formatDate(date)}</time> : 'N/A'}</dd>
             </div>
+            {study && (
+              <div>
+                <dt>Study date</dt>
+                <dd>{studyDate ? <time dateTime={studyDate}>{formatDate(studyDate)}</time> : 'N/A'}</dd>
+              </div>
+            )}
             {sharedBy && (
               <div>
                 <dt>Shared by</dt>
@@ -143,11 +154,28 @@ export function ImageCard({
               </div>
             )}
           </dl>
-          <p className="image-card__type">{typeLabel(image)}</p>
+          {study ? (
+            <>
+              <p className="image-card__type">{['DICOM study', study.modalities.join(', ')].filter(Boolean).join(' · ')}</p>
+              <p className="image-card__counts">{studyCounts(study.series, study.instances)}</p>
+            </>
+          ) : (
+            <p className="image-card__type">{typeLabel(image)}</p>
+          )}
           {sharing && shares}
         </div>
         <div className="image-card__actions">
-          {viewable && (
+          {viewable && study && (
+            <button
+              type="button"
+              className="btn btn--primary btn--small image-card__open"
+              aria-label={`Open study ${caption}`}
+              onClick={() => onOpen(image)}
+            >
+              Open study
+            </button>
+          )}
+          {viewable && !study && (
             <button
               type="button"
               className="btn btn--primary btn--small image-card__open"
@@ -155,6 +183,16 @@ export function ImageCard({
               onClick={() => onOpen(image)}
             >
               View
+            </button>
+          )}
+          {onAssign && (
+            <button
+              type="button"
+              className="btn btn--primary btn--small"
+              aria-label={`Choose patient for ${caption}`}
+              onClick={() => onAssign(image)}
+            >
+              Choose patient
             </button>
           )}
           {sharing && onShare && (

@@ -27,6 +27,17 @@ interface ImageSectionProps {
   canSeeHistory?: (image: MedicalImage) => boolean;
   /** Where a card's "AI analysis" leads, or null for none. */
   analysisHref?: (image: MedicalImage) => string | null;
+  /**
+   * Offers "Choose patient" on the studies without a patient the caller may
+   * manage, which are listed first, under "Unassigned".
+   */
+  onAssign?: (image: MedicalImage) => void;
+  canAssign?: (image: MedicalImage) => boolean;
+}
+
+/** A study that came without a patient (from a PACS): only its uploader's lists show it so. */
+function isUnassigned(image: MedicalImage): boolean {
+  return Boolean(image.study) && image.patient === null && image.image_url !== null;
 }
 
 /**
@@ -50,8 +61,11 @@ export function ImageSection({
   onHistory,
   canSeeHistory,
   analysisHref,
+  onAssign,
+  canAssign,
 }: ImageSectionProps) {
   const titleId = useId();
+  const unassignedId = useId();
   const [page, setPage] = useState(1);
   // currentData is this page's answer only: another page's never shows while the next one loads.
   const { data, currentData, error, isError, isFetching, refetch } = useListImagesQuery({ list, page });
@@ -62,9 +76,36 @@ export function ImageSection({
   }, [isError, error]);
 
   const pagination = data?.pagination;
-  const images = currentData?.data ?? [];
+  const all = currentData?.data ?? [];
+  const assignable = (image: MedicalImage) => Boolean(onAssign && canAssign?.(image) && isUnassigned(image));
+  const unassigned = all.filter(assignable);
+  const images = all.filter((image) => !assignable(image));
   const totalPages = Math.max(1, pagination?.totalPages ?? 1);
   const showSpinner = isFetching && !currentData;
+
+  const card = (image: MedicalImage, assign: boolean) => (
+    <ImageCard
+      key={`${image.id}:${image.preview_url ?? ''}`}
+      image={image}
+      variant={variant}
+      canDelete={canDelete(image)}
+      canShare={canShare(image)}
+      onOpen={onOpen}
+      onShare={onShare}
+      onVerify={onVerify}
+      shares={renderShares?.(image)}
+      discussHref={discussHref?.(image)}
+      onHistory={canSeeHistory?.(image) ? onHistory : undefined}
+      analysisHref={analysisHref?.(image)}
+      onAssign={assign ? onAssign : undefined}
+      onDelete={(target) =>
+        onDelete(target, {
+          lastOnPage: all.length === 1 && page > 1,
+          goBack: () => setPage((n) => Math.max(1, n - 1)),
+        })
+      }
+    />
+  );
 
   return (
     <section className="image-section" aria-labelledby={titleId} aria-busy={isFetching}>
@@ -81,33 +122,25 @@ export function ImageSection({
           </button>
         </div>
       )}
-      {!showSpinner && !isError && currentData && images.length === 0 && (
+      {!showSpinner && !isError && currentData && all.length === 0 && (
         <p className="image-section__empty">{emptyText}</p>
+      )}
+      {unassigned.length > 0 && (
+        <section className="image-subsection" aria-labelledby={unassignedId}>
+          <h3 id={unassignedId} className="image-subsection__title">
+            Unassigned
+          </h3>
+          <p className="image-subsection__note">
+            Studies that arrived without a patient. Choose who each is for; it then joins the list below.
+          </p>
+          <ul className="image-grid" aria-label="Unassigned">
+            {unassigned.map((image) => card(image, true))}
+          </ul>
+        </section>
       )}
       {images.length > 0 && (
         <ul className="image-grid" aria-label={title}>
-          {images.map((image) => (
-            <ImageCard
-              key={`${image.id}:${image.preview_url ?? ''}`}
-              image={image}
-              variant={variant}
-              canDelete={canDelete(image)}
-              canShare={canShare(image)}
-              onOpen={onOpen}
-              onShare={onShare}
-              onVerify={onVerify}
-              shares={renderShares?.(image)}
-              discussHref={discussHref?.(image)}
-              onHistory={canSeeHistory?.(image) ? onHistory : undefined}
-              analysisHref={analysisHref?.(image)}
-              onDelete={(target) =>
-                onDelete(target, {
-                  lastOnPage: images.length === 1 && page > 1,
-                  goBack: () => setPage((n) => Math.max(1, n - 1)),
-                })
-              }
-            />
-          ))}
+          {images.map((image) => card(image, false))}
         </ul>
       )}
       {pagination && pagination.totalItems > 0 && (

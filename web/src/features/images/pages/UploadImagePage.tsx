@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from 'r
 import { Link } from 'react-router';
 import { useAppSelector } from '@/app/hooks';
 import { TextField } from '@/components/Field';
-import { UserPicker, type UserPickerHandle, type UserPickerTexts } from '@/components/UserPicker';
+import { UserPicker, type UserPickerHandle } from '@/components/UserPicker';
 import { can } from '@/lib/access';
 import { isCancelled } from '@/lib/api';
 import { errorBody, errorStatus, getErrorMessages } from '@/lib/api-client';
@@ -11,7 +11,8 @@ import { notifyErrors, notifyInfo, notifySuccess } from '@/lib/notify';
 import { selectUser } from '@/lib/session';
 import type { User } from '@/types/api';
 import { useUploadImageMutation } from '../api';
-import { ACCEPT, fileProblem, formatBytes, kindOf, UPLOAD_TEXTS, type FileKind } from '../file-rules';
+import { StudyUpload } from '../components/StudyUpload';
+import { ACCEPT, fileProblem, formatBytes, kindOf, PATIENT_PICKER_TEXTS, UPLOAD_TEXTS, type FileKind } from '../file-rules';
 import '@/components/forms.css';
 import '../images.css';
 
@@ -19,16 +20,6 @@ const KIND_LABELS: Record<FileKind, string> = { jpeg: 'JPEG image', png: 'PNG im
 const CAPTION_MAX = 500;
 const FILE_ID = 'upload-file';
 const CAPTION_ID = 'upload-caption';
-
-const PICKER_TEXTS: UserPickerTexts = {
-  legend: 'Patient',
-  searchLabel: 'Search patients',
-  one: 'patient',
-  many: 'patients',
-  none: (search) => (search ? `No patients match “${search}”.` : 'No patients found.'),
-  // product.md §2: the users list is fetched after a file is chosen.
-  waiting: 'Choose a file first; the list of patients appears then.',
-};
 
 interface Errors {
   file?: string;
@@ -250,7 +241,7 @@ export function UploadImagePage() {
 
           <UserPicker
             ref={pickerRef}
-            texts={PICKER_TEXTS}
+            texts={PATIENT_PICKER_TEXTS}
             onlyRole="patient"
             enabled={file !== null}
             selected={patient}
@@ -291,6 +282,8 @@ export function UploadImagePage() {
           </div>
         </div>
       </form>
+
+      <StudyUpload />
     </div>
   );
 }

@@ -2,7 +2,7 @@ import { fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { formatDateTime } from '@/lib/format';
+import { formatDate, formatDateTime } from '@/lib/format';
 import { deferred } from '@/test/deferred';
 import { makeImage, makeUser, pageOf } from '@/test/fixtures';
 import { mockApi, renderRoute } from '@/test/render';
@@ -639,5 +639,113 @@ describe('AI analysis on the cards', () => {
     renderAs(patient);
     await screen.findByRole('heading', { level: 3, name: 'Scan 1' });
     expect(screen.queryByRole('link', { name: /^AI analysis/ })).not.toBeInTheDocument();
+  });
+});
+
+describe('studies', () => {
+  const STUDY_UID = '1.2.826.0.1.3680043.8.498.7';
+  const mine = { id: 'provider-1', firstname: 'Imran', lastname: 'Siddiqui' };
+  function study(n: number, overrides: Partial<MedicalImage> = {}): MedicalImage {
+    return image(n, {
+      caption: `Study ${n}`,
+      uploadedBy: mine,
+      study: { studyInstanceUid: STUDY_UID, description: 'CT CHEST', date: '20250512', modalities: ['CT'], series: 2, instances: 3, bytes: 9000 },
+      ...overrides,
+    });
+  }
+
+  it('lists the studies without a patient first, under Unassigned, and assigns one to a patient', async () => {
+    const ayesha = makeUser({ id: 'patient-1', firstname: 'Ayesha', lastname: 'Khan', email: 'ayesha@example.test' });
+    let assigned = false;
+    mock.onGet('/upload/my-images').reply(() => [
+      200,
+      pageOf([image(1, { uploadedBy: mine }), study(2, assigned ? {} : { patient: null })]),
+    ]);
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    mock.onGet('/users').reply(200, pageOf([ayesha], 1, 1, 20));
+    mock.onPatch('/upload/image/img-2').reply(() => {
+      assigned = true;
+      return [200, { message: 'Image updated.', data: study(2) }];
+    });
+    const user = userEvent.setup();
+    renderAs(provider);
+
+    const unassigned = await screen.findByRole('region', { name: 'Unassigned' });
+    expect(within(unassigned).getByRole('heading', { level: 3, name: 'Study 2' })).toBeInTheDocument();
+    const uploaded = section('Uploaded Images');
+    // Unassigned comes before the other cards of the section.
+    expect(uploaded.querySelector('h3')?.textContent).toBe('Unassigned');
+    expect(within(within(uploaded).getByRole('list', { name: 'Uploaded Images' })).getAllByRole('heading').map((h) => h.textContent)).toEqual([
+      'Scan 1',
+    ]);
+
+    await user.click(within(unassigned).getByRole('button', { name: 'Choose patient for Study 2' }));
+    const dialog = screen.getByRole('dialog', { name: 'Choose patient' });
+    await user.click(within(dialog).getByRole('button', { name: 'Assign' }));
+    expect(within(dialog).getByText('Please choose the patient this image is for.')).toBeInTheDocument();
+    expect(mock.history.patch).toHaveLength(0);
+    await user.click(await within(dialog).findByRole('radio', { name: /Khan, Ayesha/ }));
+    await user.click(within(dialog).getByRole('button', { name: 'Assign' }));
+
+    await vi.waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(JSON.parse(mock.history.patch[0].data as string)).toEqual({ patientId: 'patient-1' });
+    expect(await screen.findByText('Image updated.')).toBeInTheDocument();
+    // The list is asked again and the study joins the ordinary cards.
+    await vi.waitFor(() => expect(screen.queryByRole('region', { name: 'Unassigned' })).not.toBeInTheDocument());
+    expect(within(within(section('Uploaded Images')).getByRole('list', { name: 'Uploaded Images' })).getAllByRole('heading').map((h) => h.textContent)).toEqual([
+      'Scan 1',
+      'Study 2',
+    ]);
+  });
+
+  it('keeps the dialog open with the server text when the patient cannot be assigned', async () => {
+    const ayesha = makeUser({ id: 'patient-1', firstname: 'Ayesha', lastname: 'Khan' });
+    mock.onGet('/upload/my-images').reply(200, pageOf([study(2, { patient: null })]));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    mock.onGet('/users').reply(200, pageOf([ayesha], 1, 1, 20));
+    mock.onPatch('/upload/image/img-2').reply(422, { message: 'patientId must name a patient.' });
+    const user = userEvent.setup();
+    renderAs(provider);
+    await user.click(await screen.findByRole('button', { name: 'Choose patient for Study 2' }));
+    const dialog = screen.getByRole('dialog', { name: 'Choose patient' });
+    await user.click(await within(dialog).findByRole('radio', { name: /Khan, Ayesha/ }));
+    await user.click(within(dialog).getByRole('button', { name: 'Assign' }));
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent('patientId must name a patient.');
+  });
+
+  it('opens a study: its series with a thumbnail each (fetched with the token, shown from an object URL revoked on close)', async () => {
+    const created: string[] = [];
+    const revoked: string[] = [];
+    URL.createObjectURL = vi.fn(() => {
+      created.push(`blob:thumb-${created.length + 1}`);
+      return created[created.length - 1];
+    });
+    URL.revokeObjectURL = vi.fn((url: string) => void revoked.push(url));
+    mock.onGet('/upload/my-images').reply(200, pageOf([study(2)]));
+    mock.onGet('/upload/shared-images').reply(200, EMPTY);
+    mock.onGet('/upload/image/img-2/series').reply(200, {
+      data: [
+        { seriesInstanceUid: `${STUDY_UID}.1`, seriesNumber: 1, modality: 'CT', description: 'AXIAL', instances: 2, bodyPart: 'CHEST' },
+        { seriesInstanceUid: `${STUDY_UID}.2`, seriesNumber: null, modality: 'CT', description: '', instances: 1, bodyPart: '' },
+      ],
+    });
+    mock.onGet(new RegExp('^/dicomweb/studies/.+/series/.+/thumbnail$')).reply(200, new Blob([new Uint8Array([137, 80, 78, 71])], { type: 'image/png' }));
+    const user = userEvent.setup();
+    renderAs(provider);
+    await user.click(await screen.findByRole('button', { name: 'Open study Study 2' }));
+    const dialog = screen.getByRole('dialog', { name: 'Study 2' });
+    expect(dialog).toHaveTextContent(`${formatDate('2025-05-12')} · CT · 2 series · 3 instances`);
+    const series = await within(dialog).findByRole('list', { name: 'Series of Study 2' });
+    expect(within(series).getAllByRole('heading', { level: 3 }).map((h) => h.textContent)).toEqual(['Series 1: AXIAL', 'Series']);
+    expect(series).toHaveTextContent('CT · CHEST · 2 instances');
+    expect(await within(series).findByRole('img', { name: 'Thumbnail: Series 1: AXIAL' })).toHaveAttribute('src', expect.stringMatching(/^blob:thumb-/));
+    await vi.waitFor(() => expect(created).toHaveLength(2));
+    const thumbs = mock.history.get.filter((request) => request.url?.endsWith('/thumbnail'));
+    expect(thumbs[0].url).toBe(`/dicomweb/studies/${STUDY_UID}/series/${STUDY_UID}.1/thumbnail`);
+    expect(thumbs[0].baseURL).toBe('');
+    expect(thumbs[0].responseType).toBe('blob');
+    expect(thumbs[0].headers?.Authorization).toBe('Bearer t');
+    await user.click(within(dialog).getByRole('button', { name: 'Close' }));
+    expect(revoked.sort()).toEqual([...created].sort());
   });
 });

@@ -8,10 +8,13 @@ import { notifyError } from '@/lib/notify';
 import { selectUser } from '@/lib/session';
 import type { MedicalImage } from '@/types/images';
 import { useGetImageQuery } from '../api';
+import { AssignPatientModal } from '../components/AssignPatientModal';
 import { DeleteImageModal } from '../components/DeleteImageModal';
 import { ImageSection } from '../components/ImageSection';
 import { ImageViewer } from '../components/ImageViewer';
+import { StudyViewer } from '../components/StudyViewer';
 import { discussLink } from '../discuss';
+import { studyOf } from '../media';
 import '@/components/forms.css';
 import '../images.css';
 
@@ -55,6 +58,7 @@ export function ViewImagesPage({ sharing, historyDialog }: { sharing?: SharingSl
   const [sharingImage, setSharingImage] = useState<MedicalImage | null>(null);
   const [verifying, setVerifying] = useState<MedicalImage | null>(null);
   const [history, setHistory] = useState<MedicalImage | null>(null);
+  const [assigning, setAssigning] = useState<MedicalImage | null>(null);
   // `?image=<id>` opens that image in the viewer (the image card of a message links here).
   const [params, setParams] = useSearchParams();
   const linkedId = params.get('image');
@@ -131,6 +135,8 @@ export function ViewImagesPage({ sharing, historyDialog }: { sharing?: SharingSl
           onHistory={historyDialog ? setHistory : undefined}
           canSeeHistory={canSeeHistory}
           analysisHref={analysisHref}
+          onAssign={setAssigning}
+          canAssign={canShare}
         />
       )}
       <ImageSection
@@ -149,7 +155,9 @@ export function ViewImagesPage({ sharing, historyDialog }: { sharing?: SharingSl
         canSeeHistory={canSeeHistory}
         analysisHref={analysisHref}
       />
-      {shown && <ImageViewer image={shown} onClose={closeViewer} analysisHref={analysisHref(shown)} />}
+      {shown && studyOf(shown) && <StudyViewer image={shown} onClose={closeViewer} />}
+      {shown && !studyOf(shown) && <ImageViewer image={shown} onClose={closeViewer} analysisHref={analysisHref(shown)} />}
+      {assigning && <AssignPatientModal image={assigning} onClose={() => setAssigning(null)} />}
       {pending && <DeleteImageModal image={pending.image} onClose={() => setPending(null)} onDeleted={onDeleted} />}
       {sharingImage && sharing?.shareDialog(sharingImage, () => setSharingImage(null))}
       {verifying && sharing?.verifyDialog(verifying, () => setVerifying(null))}

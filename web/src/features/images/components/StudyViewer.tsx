@@ -1,0 +1,90 @@
+import { useEffect, useState } from 'react';
+import { Modal } from '@/components/Modal';
+import { Spinner } from '@/components/Spinner';
+import { formatDate } from '@/lib/format';
+import type { MedicalImage, StudySeries } from '@/types/images';
+import { useListStudySeriesQuery } from '../api';
+import { fetchSeriesThumbnail } from '../dicomweb';
+import { captionOf, dicomDate, studyCounts } from '../media';
+
+/**
+ * A series' thumbnail. The server wants the bearer token for it, so it is
+ * fetched through the app's HTTP client and shown from an object URL, which
+ * is revoked when the thumbnail goes away.
+ */
+function SeriesThumbnail({ studyUid, series, alt }: { studyUid: string; series: StudySeries; alt: string }) {
+  const [src, setSrc] = useState<string | null>(null);
+  const [failed, setFailed] = useState(false);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    let url: string | null = null;
+    fetchSeriesThumbnail(studyUid, series.seriesInstanceUid, controller.signal)
+      .then((blob) => {
+        url = URL.createObjectURL(blob);
+        setSrc(url);
+      })
+      .catch((error: unknown) => {
+        if (controller.signal.aborted) return;
+        console.error('Failed to fetch a series thumbnail', error);
+        setFailed(true);
+      });
+    return () => {
+      controller.abort();
+      if (url) URL.revokeObjectURL(url);
+    };
+  }, [studyUid, series.seriesInstanceUid]);
+
+  return (
+    <div className="study-series__thumb">
+      {src ? <img src={src} alt={alt} /> : <p>{failed ? 'Preview not available.' : 'Loading preview…'}</p>}
+    </div>
+  );
+}
+
+function seriesTitle(series: StudySeries): string {
+  const number = series.seriesNumber === null ? 'Series' : `Series ${series.seriesNumber}`;
+  return series.description ? `${number}: ${series.description}` : number;
+}
+
+/** A study opened from its card: its facts, then each series with a thumbnail, modality and instance count. */
+export function StudyViewer({ image, onClose }: { image: MedicalImage; onClose: () => void }) {
+  const { data, isFetching, isError, refetch } = useListStudySeriesQuery(image.id);
+  const study = image.study;
+  const caption = captionOf(image);
+  const date = dicomDate(study?.date);
+  const description = study
+    ? [date ? formatDate(date) : null, study.modalities.join(', '), studyCounts(study.series, study.instances)]
+        .filter(Boolean)
+        .join(' · ')
+    : undefined;
+
+  return (
+    <Modal title={caption} onClose={onClose} description={description} size="full">
+      {isFetching && !data && <Spinner label="Loading the series…" />}
+      {!isFetching && isError && (
+        <div className="form-error" role="alert">
+          <p>The series could not be loaded.</p>
+          <button type="button" className="btn btn--outline btn--small" onClick={() => void refetch()}>
+            Try again
+          </button>
+        </div>
+      )}
+      {data && study && (
+        <ul className="study-viewer__series" aria-label={`Series of ${caption}`}>
+          {data.map((series) => (
+            <li key={series.seriesInstanceUid} className="study-series">
+              <SeriesThumbnail studyUid={study.studyInstanceUid} series={series} alt={`Thumbnail: ${seriesTitle(series)}`} />
+              <h3 className="study-series__title">{seriesTitle(series)}</h3>
+              <p className="study-series__facts">
+                {[series.modality, series.bodyPart, `${series.instances} ${series.instances === 1 ? 'instance' : 'instances'}`]
+                  .filter(Boolean)
+                  .join(' · ')}
+              </p>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Modal>
+  );
+}
