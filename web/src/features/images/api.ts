@@ -49,6 +49,13 @@ export const imagesApi = baseApi.injectEndpoints({
       ],
     }),
 
+    /** GET /api/upload/unassigned: the caller's studies waiting for a patient (not in their list). */
+    listUnassigned: build.query<MedicalImage[], void>({
+      query: () => ({ url: '/upload/unassigned' }),
+      transformResponse: (body: ApiResponse<MedicalImage[]>) => body.data,
+      providesTags: (result) => [UPLOADED_IMAGES, ...(result ?? []).map((image) => imageTag(image.id))],
+    }),
+
     /** GET /api/upload/image/{id}: one image with freshly signed URLs. */
     getImage: build.query<MedicalImage, string>({
       query: (id) => ({ url: imagePath(id) }),
@@ -110,6 +117,7 @@ export const imagesApi = baseApi.injectEndpoints({
 
 export const {
   useListImagesQuery,
+  useListUnassignedQuery,
   useGetImageQuery,
   useLazyGetImageQuery,
   useUploadImageMutation,

@@ -18,6 +18,8 @@ export interface StoreOptions {
 export interface StoreAnswer {
   /** The study's image object, from the MediShare-Image-Id header. */
   imageId: string | null;
+  /** Why an instance was not stored, in the product's words (the Warning header), or null. */
+  warning: string | null;
   /** The DICOM JSON answer; on a 202 it lists the instance as failed. */
   body: unknown;
   status: number;
@@ -60,7 +62,17 @@ export async function storeInstance(file: Blob, patientId: string, { signal, onP
   const ids = response.headers[IMAGE_ID_HEADER] as unknown;
   // The server lists one id per study of the request, comma-separated; one instance makes one.
   const imageId = typeof ids === 'string' ? (ids.split(',')[0]?.trim() ?? '') : '';
-  return { imageId: imageId || null, body: response.data, status: response.status };
+  return { imageId: imageId || null, warning: warningOf(response.headers.warning), body: response.data, status: response.status };
+}
+
+/**
+ * The reason a STOW-RS answer gives for an instance it did not store: its
+ * Warning header, `299 medishare "..."`, or null.
+ */
+export function warningOf(header: unknown): string | null {
+  if (typeof header !== 'string') return null;
+  const match = /299 medishare "((?:[^"\\]|\\.)*)"/.exec(header);
+  return match ? match[1].replace(/\\(.)/g, '$1') : null;
 }
 
 /** A series' thumbnail (PNG) as a Blob; it needs the bearer token, so no plain <img src>. */

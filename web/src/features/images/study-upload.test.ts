@@ -12,12 +12,12 @@ function study(paths: string[], caption = 'Chest CT'): StudyToSend {
   return { studyInstanceUid: '1.2.3', patientId: 'patient-1', caption, instances: paths.map((path) => item(path)) };
 }
 
-function httpError(status: number, data: unknown): AxiosError {
+function httpError(status: number, data: unknown, headers: Record<string, string> = {}): AxiosError {
   const config = { headers: new AxiosHeaders() };
-  return new AxiosError('failed', 'ERR_BAD_RESPONSE', config, null, { status, statusText: '', data, headers: {}, config });
+  return new AxiosError('failed', 'ERR_BAD_RESPONSE', config, null, { status, statusText: '', data, headers, config });
 }
 
-const stored: StoreAnswer = { imageId: 'img-1', body: {}, status: 200 };
+const stored: StoreAnswer = { imageId: 'img-1', warning: null, body: {}, status: 200 };
 
 describe('uploadStudies', () => {
   it('sends each instance on its own, three at a time, reports the bytes, then sets the caption', async () => {
@@ -103,7 +103,7 @@ describe('uploadStudies', () => {
   });
 
   it('reports a 202 whose answer lists the instance as failed, with the DICOM failure reason', async () => {
-    const refused = { imageId: 'img-1', status: 202, body: { '00081198': { vr: 'SQ', Value: [{ '00081197': { vr: 'US', Value: [42752] } }] } } };
+    const refused = { imageId: 'img-1', warning: null, status: 202, body: { '00081198': { vr: 'SQ', Value: [{ '00081197': { vr: 'US', Value: [42752] } }] } } };
     const outcome = await uploadStudies([study(['a'])], {
       send: async () => refused,
       setCaption: async () => ({}),
@@ -111,6 +111,21 @@ describe('uploadStudies', () => {
       retryDelay: () => 0,
     });
     expect(outcome.studies[0].failed).toEqual([{ path: 'a', message: 'Not stored (failure reason 0xA700).' }]);
+  });
+
+  it('reports a 409 that stored nothing with the reason of its Warning header, without trying again', async () => {
+    const failed = { '00081198': { vr: 'SQ', Value: [{ '00081197': { vr: 'US', Value: [42752] } }] } };
+    const send = vi.fn(async () => {
+      throw httpError(409, failed, { warning: '299 medishare "The DICOM instance exceeds the 50 MB limit."' });
+    });
+    const outcome = await uploadStudies([study(['big.dcm'])], {
+      send,
+      setCaption: async () => ({}),
+      signal: new AbortController().signal,
+      retryDelay: () => 0,
+    });
+    expect(send).toHaveBeenCalledTimes(1);
+    expect(outcome.studies[0].failed).toEqual([{ path: 'big.dcm', message: 'The DICOM instance exceeds the 50 MB limit.' }]);
   });
 
   it('stops at once when cancelled: the requests in flight end, nothing more starts, the caption is left', async () => {

@@ -1,6 +1,6 @@
-import { isCancel } from 'axios';
+import { isAxiosError, isCancel } from 'axios';
 import { errorBody, errorStatus, getErrorMessage } from '@/lib/api-client';
-import type { StoreAnswer, StoreOptions } from './dicomweb';
+import { warningOf, type StoreAnswer, type StoreOptions } from './dicomweb';
 
 /** One instance to send: its name for the report, its size for the progress bar. */
 export interface InstanceToSend {
@@ -65,6 +65,12 @@ class StoreRefused extends Error {
   }
 }
 
+/** Whether a STOW-RS answer failed the instance because storage failed (reason 0110). */
+function storageFailed(error: unknown): boolean {
+  const body = isAxiosError(error) ? (error.response?.data as Record<string, { Value?: Record<string, { Value?: unknown[] }>[] }> | undefined) : undefined;
+  return body?.[FAILED_SOP_SEQUENCE]?.Value?.[0]?.[FAILURE_REASON]?.Value?.[0] === 0x0110;
+}
+
 /** The failure reason of a STOW-RS answer listing the instance as failed (DICOM JSON), or null. */
 function failureOf(body: unknown): string | null {
   const sequence = (body as Record<string, { Value?: Record<string, { Value?: unknown[] }>[] }> | null)?.[FAILED_SOP_SEQUENCE];
@@ -73,10 +79,17 @@ function failureOf(body: unknown): string | null {
   return typeof reason === 'number' ? `Not stored (failure reason 0x${reason.toString(16).toUpperCase()}).` : 'Not stored.';
 }
 
+/** The reason in words of a STOW-RS answer that stored nothing (409), from its Warning header. */
+function warningOfError(error: unknown): string | null {
+  return isAxiosError(error) ? warningOf(error.response?.headers?.warning) : null;
+}
+
 function messageOf(error: unknown): string {
   if (error instanceof StoreRefused) return error.message;
   const status = errorStatus(error);
   if (status === undefined) return 'The server did not answer. Please check your connection.';
+  const warning = warningOfError(error);
+  if (warning) return warning;
   const body = errorBody(error);
   if (body?.message || body?.error) return getErrorMessage(error);
   return failureOf(body) ?? `The server refused it (${status}).`;
@@ -160,7 +173,7 @@ export async function uploadStudies(studies: StudyToSend[], deps: UploadDeps): P
             }),
             aborted,
           ]);
-          const refused = answer.status === 202 ? failureOf(answer.body) : null;
+          const refused = answer.status === 202 ? (answer.warning ?? failureOf(answer.body)) : null;
           if (refused) throw new StoreRefused(refused);
           outcome.stored += 1;
           outcome.imageId = answer.imageId ?? outcome.imageId;
@@ -171,7 +184,9 @@ export async function uploadStudies(studies: StudyToSend[], deps: UploadDeps): P
             return;
           }
           const status = errorStatus(error);
-          if (attempt >= attempts || (status !== undefined && FINAL_STATUSES.has(status))) {
+          // A 409 stored nothing: final, unless storage itself failed (reason 0110), which another try may pass.
+          const final = status !== undefined && (FINAL_STATUSES.has(status) || (status === 409 && !storageFailed(error)));
+          if (attempt >= attempts || final) {
             outcome.failed.push({ path: item.path, message: messageOf(error) });
             return;
           }

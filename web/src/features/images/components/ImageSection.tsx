@@ -1,7 +1,7 @@
 import { useEffect, useId, useState, type ReactNode } from 'react';
 import { Spinner } from '@/components/Spinner';
 import type { MedicalImage } from '@/types/images';
-import { useListImagesQuery, type ImageList } from '../api';
+import { useListImagesQuery, useListUnassignedQuery, type ImageList } from '../api';
 import { ImageCard, type CardVariant } from './ImageCard';
 
 interface ImageSectionProps {
@@ -28,16 +28,12 @@ interface ImageSectionProps {
   /** Where a card's "AI analysis" leads, or null for none. */
   analysisHref?: (image: MedicalImage) => string | null;
   /**
-   * Offers "Choose patient" on the studies without a patient the caller may
-   * manage, which are listed first, under "Unassigned".
+   * Offers "Choose patient" on the caller's studies without a patient
+   * (GET /api/upload/unassigned; their list leaves them out), listed first,
+   * under "Unassigned".
    */
   onAssign?: (image: MedicalImage) => void;
   canAssign?: (image: MedicalImage) => boolean;
-}
-
-/** A study that came without a patient (from a PACS): only its uploader's lists show it so. */
-function isUnassigned(image: MedicalImage): boolean {
-  return Boolean(image.study) && image.patient === null && image.image_url !== null;
 }
 
 /**
@@ -69,6 +65,7 @@ export function ImageSection({
   const [page, setPage] = useState(1);
   // currentData is this page's answer only: another page's never shows while the next one loads.
   const { data, currentData, error, isError, isFetching, refetch } = useListImagesQuery({ list, page });
+  const { data: waiting } = useListUnassignedQuery(undefined, { skip: !onAssign || list !== 'my-images' });
 
   useEffect(() => {
     // product.md §8: an image list failure is logged.
@@ -77,9 +74,8 @@ export function ImageSection({
 
   const pagination = data?.pagination;
   const all = currentData?.data ?? [];
-  const assignable = (image: MedicalImage) => Boolean(onAssign && canAssign?.(image) && isUnassigned(image));
-  const unassigned = all.filter(assignable);
-  const images = all.filter((image) => !assignable(image));
+  const unassigned = (waiting ?? []).filter((image) => canAssign?.(image) ?? false);
+  const images = all;
   const totalPages = Math.max(1, pagination?.totalPages ?? 1);
   const showSpinner = isFetching && !currentData;
 

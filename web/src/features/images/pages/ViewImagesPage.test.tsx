@@ -657,10 +657,9 @@ describe('studies', () => {
   it('lists the studies without a patient first, under Unassigned, and assigns one to a patient', async () => {
     const ayesha = makeUser({ id: 'patient-1', firstname: 'Ayesha', lastname: 'Khan', email: 'ayesha@example.test' });
     let assigned = false;
-    mock.onGet('/upload/my-images').reply(() => [
-      200,
-      pageOf([image(1, { uploadedBy: mine }), study(2, assigned ? {} : { patient: null })]),
-    ]);
+    // The server lists a study waiting for a patient apart, and leaves it out of the uploader's list.
+    mock.onGet('/upload/my-images').reply(() => [200, pageOf(assigned ? [image(1, { uploadedBy: mine }), study(2)] : [image(1, { uploadedBy: mine })])]);
+    mock.onGet('/upload/unassigned').reply(() => [200, { data: assigned ? [] : [study(2, { patient: null })] }]);
     mock.onGet('/upload/shared-images').reply(200, EMPTY);
     mock.onGet('/users').reply(200, pageOf([ayesha], 1, 1, 20));
     mock.onPatch('/upload/image/img-2').reply(() => {
@@ -700,7 +699,8 @@ describe('studies', () => {
 
   it('keeps the dialog open with the server text when the patient cannot be assigned', async () => {
     const ayesha = makeUser({ id: 'patient-1', firstname: 'Ayesha', lastname: 'Khan' });
-    mock.onGet('/upload/my-images').reply(200, pageOf([study(2, { patient: null })]));
+    mock.onGet('/upload/my-images').reply(200, EMPTY);
+    mock.onGet('/upload/unassigned').reply(200, { data: [study(2, { patient: null })] });
     mock.onGet('/upload/shared-images').reply(200, EMPTY);
     mock.onGet('/users').reply(200, pageOf([ayesha], 1, 1, 20));
     mock.onPatch('/upload/image/img-2').reply(422, { message: 'patientId must name a patient.' });
