@@ -44,14 +44,14 @@ const stowCalls = () => mock.history.post.filter((request) => request.url === '/
 
 async function chooseFolder(user: ReturnType<typeof userEvent.setup>, files = folder()) {
   renderRoute('/upload', { user: provider, token: 't' });
-  await user.upload(screen.getByLabelText('A folder'), files);
+  await user.upload(await screen.findByLabelText('A folder'), files);
   return screen.findByRole('article', { name: 'CT CHEST' });
 }
 
 describe('/upload: a whole study', () => {
-  it('offers files, a folder and a ZIP beside the single-file form', () => {
+  it('offers files, a folder and a ZIP beside the single-file form', async () => {
     renderRoute('/upload', { user: provider, token: 't' });
-    const region = screen.getByRole('region', { name: 'Upload a whole DICOM study' });
+    const region = await screen.findByRole('region', { name: 'Upload a whole DICOM study' });
     expect(within(region).getByLabelText('DICOM files or a ZIP')).toHaveAttribute('multiple');
     expect(within(region).getByLabelText('A folder')).toHaveAttribute('webkitdirectory');
     // The single-file form is as it was.

@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
+import { Spinner } from '@/components/Spinner';
 import { Link } from 'react-router';
 import { useAppSelector } from '@/app/hooks';
 import { TextField } from '@/components/Field';
@@ -11,10 +12,12 @@ import { notifyErrors, notifyInfo, notifySuccess } from '@/lib/notify';
 import { selectUser } from '@/lib/session';
 import type { User } from '@/types/api';
 import { useUploadImageMutation } from '../api';
-import { StudyUpload } from '../components/StudyUpload';
 import { ACCEPT, fileProblem, formatBytes, kindOf, PATIENT_PICKER_TEXTS, UPLOAD_TEXTS, type FileKind } from '../file-rules';
 import '@/components/forms.css';
 import '../images.css';
+
+// Loaded with the page's study part, so the first load stays within its budget.
+const StudyUpload = lazy(() => import('../components/StudyUpload').then((m) => ({ default: m.StudyUpload })));
 
 const KIND_LABELS: Record<FileKind, string> = { jpeg: 'JPEG image', png: 'PNG image', pdf: 'PDF document', dicom: 'DICOM file' };
 const CAPTION_MAX = 500;
@@ -283,7 +286,9 @@ export function UploadImagePage() {
         </div>
       </form>
 
-      <StudyUpload />
+      <Suspense fallback={<Spinner label="Loading the study upload…" />}>
+        <StudyUpload />
+      </Suspense>
     </div>
   );
 }

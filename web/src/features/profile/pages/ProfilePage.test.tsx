@@ -46,6 +46,8 @@ describe('/profile', () => {
     renderRoute('/profile', { user: BARE, token: 't' });
 
     expect(await screen.findByRole('heading', { level: 2, name: 'Personal Information' })).toBeInTheDocument();
+    // The tokens' part comes with its own chunk.
+    expect(await screen.findByRole('heading', { level: 2, name: 'Access tokens' })).toBeInTheDocument();
     expect(
       screen.getAllByRole('heading', { level: 2 }).map((heading) => heading.textContent),
     ).toEqual(['Personal Information', 'Adress', 'Medical Information', 'User Bio', 'Access history', 'Access tokens']);

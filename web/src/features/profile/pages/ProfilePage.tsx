@@ -1,15 +1,19 @@
-import { useState, type ReactNode } from 'react';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { useAppDispatch } from '@/app/hooks';
 import { Spinner } from '@/components/Spinner';
 import { getErrorMessage } from '@/lib/api-client';
 import { clearUser } from '@/lib/session';
 import { useGetOwnProfileQuery } from '../api';
-import { AccessTokensSection } from '../components/AccessTokensSection';
 import { DeleteAccountModal } from '../components/DeleteAccountModal';
 import { EditProfileModal } from '../components/EditProfileModal';
 import { ProfileDetails, ProfileSummary } from '../components/ProfileDetails';
 import '../profile.css';
+
+// Loaded with the profile's tokens part, so the first load stays within its budget.
+const AccessTokensSection = lazy(() =>
+  import('../components/AccessTokensSection').then((m) => ({ default: m.AccessTokensSection })),
+);
 
 type OpenModal = 'edit' | 'delete' | null;
 
@@ -55,7 +59,9 @@ export function ProfilePage({ extra }: { extra?: ReactNode }) {
           </ProfileSummary>
           <ProfileDetails user={user} />
           {extra}
-          <AccessTokensSection />
+          <Suspense fallback={<Spinner label="Loading access tokens…" />}>
+            <AccessTokensSection />
+          </Suspense>
           {modal === 'edit' && <EditProfileModal user={user} onClose={() => setModal(null)} onSaved={() => setModal(null)} />}
           {modal === 'delete' && (
             <DeleteAccountModal onClose={() => setModal(null)} onDeleted={() => void onDeleted()} />
