@@ -131,6 +131,8 @@ export function makeSettings() {
     providerApprovalRequired: false,
     analysisProvider: 'builtin',
     analysisSendUnscreened: false,
+    maxInstanceMegabytes: 50,
+    maxStudyMegabytes: 2048,
     analysisProviders: ['builtin'],
   };
 }

@@ -10,6 +10,9 @@ export interface Settings {
   analysisProvider: string;
   /** An external model also receives images its screen cannot vouch for (photographs, ultrasound...). */
   analysisSendUnscreened: boolean;
+  /** The largest DICOM instance of a study, and the largest study, in MB. */
+  maxInstanceMegabytes: number;
+  maxStudyMegabytes: number;
 }
 
 /** GET /api/settings adds the providers the server is configured with. */

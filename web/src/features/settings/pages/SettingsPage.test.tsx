@@ -27,9 +27,14 @@ describe('/appsettings', () => {
     expect(screen.getByLabelText("New providers need an administrator's approval")).not.toBeChecked();
     expect(screen.getByLabelText('Analysis provider')).toHaveValue('builtin');
     expect(screen.getByLabelText('Also send images that cannot be screened')).not.toBeChecked();
+    expect(screen.getByLabelText('Largest DICOM instance of a study (MB)')).toHaveValue(50);
+    expect(screen.getByLabelText('Largest study (MB)')).toHaveValue(2048);
 
     await actor.clear(fallback);
     await actor.type(fallback, '48');
+    const instance = screen.getByLabelText('Largest DICOM instance of a study (MB)');
+    await actor.clear(instance);
+    await actor.type(instance, '80');
     await actor.click(screen.getByLabelText("New providers need an administrator's approval"));
     await actor.click(screen.getByRole('button', { name: 'Save settings' }));
 
@@ -41,6 +46,8 @@ describe('/appsettings', () => {
       providerApprovalRequired: true,
       analysisProvider: 'builtin',
       analysisSendUnscreened: false,
+      maxInstanceMegabytes: 80,
+      maxStudyMegabytes: 2048,
     });
   });
 

@@ -10,6 +10,10 @@ import '../settings.css';
 /** The longest a share can last: thirty days (api.md). */
 const MAX_HOURS = 720;
 
+/** The bounds of the studies' size settings (api.md "Studies"). */
+const MAX_INSTANCE_MB = 1024;
+const MAX_STUDY_MB = 102400;
+
 const PROVIDER_LABELS: Record<string, string> = {
   builtin: 'Built-in (no data leaves the server)',
   openai: 'OpenAI-compatible vision model (images leave the server)',
@@ -42,6 +46,8 @@ interface Draft {
   providerApprovalRequired: boolean;
   analysisProvider: string;
   analysisSendUnscreened: boolean;
+  maxInstanceMegabytes: string;
+  maxStudyMegabytes: string;
 }
 
 function SettingsForm({ saved }: { saved: SettingsData }) {
@@ -52,6 +58,8 @@ function SettingsForm({ saved }: { saved: SettingsData }) {
     providerApprovalRequired: saved.providerApprovalRequired,
     analysisProvider: saved.analysisProvider,
     analysisSendUnscreened: saved.analysisSendUnscreened,
+    maxInstanceMegabytes: String(saved.maxInstanceMegabytes),
+    maxStudyMegabytes: String(saved.maxStudyMegabytes),
   });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [save, { isLoading: saving }] = useSaveSettingsMutation();
@@ -63,6 +71,8 @@ function SettingsForm({ saved }: { saved: SettingsData }) {
       ...draft,
       shareLifetimeDefaultHours: Number(draft.shareLifetimeDefaultHours),
       shareLifetimeMaxHours: Number(draft.shareLifetimeMaxHours),
+      maxInstanceMegabytes: Number(draft.maxInstanceMegabytes),
+      maxStudyMegabytes: Number(draft.maxStudyMegabytes),
     };
     setErrors({});
     try {
@@ -93,6 +103,37 @@ function SettingsForm({ saved }: { saved: SettingsData }) {
           value={draft.shareLifetimeMaxHours}
           error={errors.shareLifetimeMaxHours}
           onChange={(value) => set('shareLifetimeMaxHours', value)}
+        />
+      </fieldset>
+      <fieldset>
+        <legend>Studies</legend>
+        <TextField
+          id="max-instance"
+          label="Largest DICOM instance of a study (MB)"
+          hint={`10 to ${MAX_INSTANCE_MB} MB. A single upload keeps its 10 MB limit; an instance of a study may be larger, as uncompressed radiographs are.`}
+          type="number"
+          inputMode="numeric"
+          min={10}
+          max={MAX_INSTANCE_MB}
+          step={1}
+          required
+          value={draft.maxInstanceMegabytes}
+          error={errors.maxInstanceMegabytes}
+          onChange={(event) => set('maxInstanceMegabytes', event.target.value)}
+        />
+        <TextField
+          id="max-study"
+          label="Largest study (MB)"
+          hint={`All of a study's instances together: at least the instance limit, at most ${MAX_STUDY_MB} MB.`}
+          type="number"
+          inputMode="numeric"
+          min={10}
+          max={MAX_STUDY_MB}
+          step={1}
+          required
+          value={draft.maxStudyMegabytes}
+          error={errors.maxStudyMegabytes}
+          onChange={(event) => set('maxStudyMegabytes', event.target.value)}
         />
       </fieldset>
       <fieldset>
