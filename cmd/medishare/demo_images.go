@@ -35,7 +35,14 @@ var demoMeta = domain.RequestMeta{IP: "127.0.0.1", UserAgent: "MediShare demo se
 // audited like a real one, and has the demo provider open each, so the
 // patient's access history shows who did.
 func ensureDemoImages(ctx context.Context, s *service.Services, dataDir string, accounts map[string]demoAccount, logger *slog.Logger) error {
-	done := filepath.Join(dataDir, "demo-images.done")
+	return demoOnce(ctx, s, filepath.Join(dataDir, "demo-images.done"), accounts, func(provider, patient *domain.Principal) error {
+		return uploadDemoImages(ctx, s, provider, patient, logger)
+	})
+}
+
+// demoOnce runs make with the demo provider and patient signed in, unless
+// the file done says it ran already, and then writes done.
+func demoOnce(ctx context.Context, s *service.Services, done string, accounts map[string]demoAccount, make func(provider, patient *domain.Principal) error) error {
 	if _, err := os.Stat(done); err == nil {
 		return nil
 	}
@@ -47,6 +54,13 @@ func ensureDemoImages(ctx context.Context, s *service.Services, dataDir string, 
 	if err != nil {
 		return err
 	}
+	if err := make(provider, patient); err != nil {
+		return err
+	}
+	return os.WriteFile(done, nil, 0o600)
+}
+
+func uploadDemoImages(ctx context.Context, s *service.Services, provider, patient *domain.Principal, logger *slog.Logger) error {
 	for i, d := range demoImages {
 		var file bytes.Buffer
 		if err := png.Encode(&file, demoRadiograph(512, i)); err != nil {
@@ -66,25 +80,19 @@ func ensureDemoImages(ctx context.Context, s *service.Services, dataDir string, 
 		}
 	}
 	logger.Info("demo images uploaded (development only)", "count", len(demoImages))
-	return os.WriteFile(done, nil, 0o600)
+	return nil
 }
 
 // ensureDemoStudy stores, once, a synthetic CT study of three series for
 // the demo patient, instance by instance as DICOMweb does, so the studies'
 // screens have something to show.
 func ensureDemoStudy(ctx context.Context, s *service.Services, dataDir string, accounts map[string]demoAccount, logger *slog.Logger) error {
-	done := filepath.Join(dataDir, "demo-study.done")
-	if _, err := os.Stat(done); err == nil {
-		return nil
-	}
-	provider, err := demoSignIn(ctx, s, accounts[domain.RoleProvider])
-	if err != nil {
-		return err
-	}
-	patient, err := demoSignIn(ctx, s, accounts[domain.RolePatient])
-	if err != nil {
-		return err
-	}
+	return demoOnce(ctx, s, filepath.Join(dataDir, "demo-study.done"), accounts, func(provider, patient *domain.Principal) error {
+		return storeDemoStudy(ctx, s, provider, patient, logger)
+	})
+}
+
+func storeDemoStudy(ctx context.Context, s *service.Services, provider, patient *domain.Principal, logger *slog.Logger) error {
 	limits, err := s.Images.PrepareStow(ctx, provider, patient.User.ID, demoMeta)
 	if err != nil {
 		return err
@@ -104,7 +112,7 @@ func ensureDemoStudy(ctx context.Context, s *service.Services, dataDir string, a
 		return fmt.Errorf("demo study caption: %w", err)
 	}
 	logger.Info("demo study stored (development only)", "instances", len(instances))
-	return os.WriteFile(done, nil, 0o600)
+	return nil
 }
 
 // demoSignIn signs a demo account in and returns it as the services see a caller.

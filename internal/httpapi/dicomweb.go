@@ -310,40 +310,36 @@ func (a *api) qidoStudies(w http.ResponseWriter, r *http.Request) {
 	writeDICOMJSON(w, http.StatusOK, out)
 }
 
-// reachStudies finds the studies a QIDO-RS query below the study level
-// covers: the one in the path, or those the study-level keys match.
-func (a *api) reachStudies(r *http.Request) ([]domain.Image, error) {
+// qidoScope reads a QIDO-RS query below the study level: its paging, and
+// the studies it covers: the one in the path, or those the study-level
+// keys match.
+func (a *api) qidoScope(r *http.Request) (studies []domain.Image, limit, offset int, err error) {
+	if limit, offset, err = paging(r.URL.Query()); err != nil {
+		return nil, 0, 0, err
+	}
 	if uid := chi.URLParam(r, "study"); uid != "" {
-		return a.Images.ReachStudy(r.Context(), principal(r), uid, meta(r))
+		studies, err = a.Images.ReachStudy(r.Context(), principal(r), uid, meta(r))
+		return studies, limit, offset, err
 	}
 	q, err := studyQuery(r.URL.Query())
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
 	q.Limit, q.Offset = 100, 0
 	found, err := a.Images.SearchStudies(r.Context(), principal(r), q)
-	out := make([]domain.Image, len(found))
-	for i, m := range found {
-		out[i] = m.Image
+	for _, m := range found {
+		studies = append(studies, m.Image)
 	}
-	return out, err
+	return studies, limit, offset, err
 }
 
 func (a *api) qidoSeries(w http.ResponseWriter, r *http.Request) {
+	studies, limit, offset, err := a.qidoScope(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
 	q := r.URL.Query()
-	limit, offset, err := paging(q)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	studies, err := a.reachStudies(r)
-	if domain.ErrorKind(err) == domain.ENOTFOUND && chi.URLParam(r, "study") == "" {
-		err = nil
-	}
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
 	modality, seriesUID, number := queryValue(q, "Modality", "00080060"), queryValue(q, "SeriesInstanceUID", "0020000E"), queryValue(q, "SeriesNumber", "00200011")
 	out := []medimg.DICOMJSON{}
 	for _, im := range studies {
@@ -380,20 +376,12 @@ func page[T any](list []T, limit, offset int) []T {
 }
 
 func (a *api) qidoInstances(w http.ResponseWriter, r *http.Request) {
+	studies, limit, offset, err := a.qidoScope(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
 	q := r.URL.Query()
-	limit, offset, err := paging(q)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	studies, err := a.reachStudies(r)
-	if domain.ErrorKind(err) == domain.ENOTFOUND && chi.URLParam(r, "study") == "" {
-		err = nil
-	}
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
 	sop, class, number := queryValue(q, "SOPInstanceUID", "00080018"), queryValue(q, "SOPClassUID", "00080016"), queryValue(q, "InstanceNumber", "00200013")
 	seriesUID := chi.URLParam(r, "series")
 	if seriesUID == "" {
