@@ -658,15 +658,11 @@ func acceptsFrames(accept, ts string) bool {
 			continue
 		}
 		want := params["transfer-syntax"]
-		switch {
-		case mt == "*/*", mt == "multipart/*":
+		switch mt {
+		case "*/*", "multipart/*":
 			return true
-		case mt == "multipart/related" || mt == "application/octet-stream":
-			typ := params["type"]
-			if mt == "application/octet-stream" {
-				typ = mt
-			}
-			if typ != "" && typ != "application/octet-stream" {
+		case "multipart/related", "application/octet-stream":
+			if typ := params["type"]; mt == "multipart/related" && typ != "" && typ != "application/octet-stream" {
 				continue
 			}
 			if want == "*" || want == ts || (want == "" && ts == "1.2.840.10008.1.2.1") {
