@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { signIn, uniqueId } from './support/accounts';
@@ -113,6 +114,14 @@ test.describe('studies', () => {
       }
       await expect(series).toContainText(/CT( · [^·]+)? · 2 instances/);
       await expectNoHorizontalScroll(patientPage);
+      // The whole study as a ZIP: the six instances, a folder per series.
+      const [download] = await Promise.all([
+        patientPage.waitForEvent('download'),
+        study.getByRole('link', { name: 'Download the study (ZIP)' }).click(),
+      ]);
+      const zip = await readFile(await download.path());
+      expect(zip.subarray(0, 4)).toEqual(Buffer.from('PK\x03\x04', 'latin1'));
+      expect(zip.toString('latin1').match(/\.dcm/g)?.length).toBe(12); // each name twice: its entry and the directory
     } finally {
       await patientContext.close();
     }

@@ -110,6 +110,8 @@ export interface MedicalImage {
   dicom: DicomFacts | null;
   /** The study this image object stands for; null until verified, and for anything but a study. */
   study?: StudyFacts | null;
+  /** A study only: the signed, short-lived URL of its download as a ZIP (a folder per series). */
+  archive_url?: string | null;
   /**
    * The image's current shares (revoked ones left out), newest first, on
    * images the caller uploaded (admins: every image); [] on the others.

@@ -61,6 +61,13 @@ export function StudyViewer({ image, onClose }: { image: MedicalImage; onClose: 
 
   return (
     <Modal title={caption} onClose={onClose} description={description} size="full">
+      {image.archive_url && (
+        <p className="study-viewer__download">
+          <a className="btn btn--outline btn--small" href={image.archive_url} download>
+            Download the study (ZIP)
+          </a>
+        </p>
+      )}
       {isFetching && !data && <Spinner label="Loading the series…" />}
       {!isFetching && isError && (
         <div className="form-error" role="alert">

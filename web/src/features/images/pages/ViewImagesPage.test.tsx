@@ -721,7 +721,7 @@ describe('studies', () => {
       return created[created.length - 1];
     });
     URL.revokeObjectURL = vi.fn((url: string) => void revoked.push(url));
-    mock.onGet('/upload/my-images').reply(200, pageOf([study(2)]));
+    mock.onGet('/upload/my-images').reply(200, pageOf([study(2, { archive_url: '/api/upload/image/img-2/archive?s=x&exp=1&sig=y' })]));
     mock.onGet('/upload/shared-images').reply(200, EMPTY);
     mock.onGet('/upload/image/img-2/series').reply(200, {
       data: [
@@ -735,6 +735,7 @@ describe('studies', () => {
     await user.click(await screen.findByRole('button', { name: 'Open study Study 2' }));
     const dialog = screen.getByRole('dialog', { name: 'Study 2' });
     expect(dialog).toHaveTextContent(`${formatDate('2025-05-12')} · CT · 2 series · 3 instances`);
+    expect(within(dialog).getByRole('link', { name: 'Download the study (ZIP)' })).toHaveAttribute('href', '/api/upload/image/img-2/archive?s=x&exp=1&sig=y');
     const series = await within(dialog).findByRole('list', { name: 'Series of Study 2' });
     expect(within(series).getAllByRole('heading', { level: 3 }).map((h) => h.textContent)).toEqual(['Series 1: AXIAL', 'Series']);
     expect(series).toHaveTextContent('CT · CHEST · 2 instances');
