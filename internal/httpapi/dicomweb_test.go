@@ -261,6 +261,9 @@ func TestDICOMwebStoreSearchRetrieve(t *testing.T) {
 	if _, sets := qido(t, patient, "/dicomweb/studies"); len(sets) != 0 {
 		t.Errorf("before verifying, the patient finds %d studies", len(sets))
 	}
+	if sealed := patient.Do(t, "GET", "/api/upload/image/"+imageID, nil).Data(); sealed["study"] != nil || sealed["archive_url"] != nil {
+		t.Errorf("before verifying, the study shows: %v", sealed)
+	}
 	if r := verify(t, patient, shareID, code); r.Status != http.StatusOK {
 		t.Fatalf("verify: %d %s", r.Status, r.Raw)
 	}
