@@ -6,6 +6,9 @@ import { deferred } from '@/test/deferred';
 import { dicomFile, type DicomFields } from '@/test/dicom';
 import { makeUser, pageOf } from '@/test/fixtures';
 import { mockApi, renderRoute } from '@/test/render';
+// The page loads this part lazily; loading it here first, as a browser that
+// has it cached would, keeps a busy machine's first import out of the waits.
+import './StudyUpload';
 
 let mock: MockAdapter;
 const provider = makeUser({ id: 'provider-1', role: 'healthProvider', firstname: 'Imran', lastname: 'Siddiqui' });
@@ -44,14 +47,14 @@ const stowCalls = () => mock.history.post.filter((request) => request.url === '/
 
 async function chooseFolder(user: ReturnType<typeof userEvent.setup>, files = folder()) {
   renderRoute('/upload', { user: provider, token: 't' });
-  await user.upload(await screen.findByLabelText('A folder'), files);
+  await user.upload(await screen.findByLabelText('A folder', {}, { timeout: 10_000 }), files);
   return screen.findByRole('article', { name: 'CT CHEST' });
 }
 
 describe('/upload: a whole study', () => {
   it('offers files, a folder and a ZIP beside the single-file form', async () => {
     renderRoute('/upload', { user: provider, token: 't' });
-    const region = await screen.findByRole('region', { name: 'Upload a whole DICOM study' });
+    const region = await screen.findByRole('region', { name: 'Upload a whole DICOM study' }, { timeout: 10_000 });
     expect(within(region).getByLabelText('DICOM files or a ZIP')).toHaveAttribute('multiple');
     expect(within(region).getByLabelText('A folder')).toHaveAttribute('webkitdirectory');
     // The single-file form is as it was.
