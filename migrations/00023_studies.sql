@@ -40,7 +40,19 @@ CREATE INDEX images_study_recent_idx ON images (created_at DESC, id) WHERE study
 CREATE INDEX images_study_uploader_idx ON images (uploader_id, created_at DESC, id) WHERE study_uid IS NOT NULL;
 CREATE INDEX images_study_date_idx ON images ((study->>'date') DESC, created_at DESC, id) WHERE study_uid IS NOT NULL;
 CREATE INDEX images_study_uploader_date_idx ON images (uploader_id, (study->>'date') DESC, created_at DESC, id) WHERE study_uid IS NOT NULL;
-CREATE INDEX images_study_modalities_idx ON images USING gin ((study->'modalities') jsonb_path_ops) WHERE study_uid IS NOT NULL;
+-- A study's modalities, a row each, so a search by modality walks only the
+-- studies that have it, newest first, however common or rare it is (a GIN
+-- index on the JSON gives every match unordered, to be sorted: 2.4 s at
+-- p99 for a modality half of 100,000 studies have).
+CREATE TABLE study_modalities (
+    image_id    uuid NOT NULL REFERENCES images (id) ON DELETE CASCADE,
+    modality    text NOT NULL,
+    uploader_id uuid NOT NULL,
+    created_at  timestamptz NOT NULL,
+    PRIMARY KEY (image_id, modality)
+);
+CREATE INDEX study_modalities_recent_idx ON study_modalities (modality, created_at DESC, image_id);
+CREATE INDEX study_modalities_uploader_idx ON study_modalities (uploader_id, modality, created_at DESC, image_id);
 -- The uploader's studies waiting for a patient.
 CREATE INDEX images_unassigned_idx ON images (uploader_id, created_at DESC, id) WHERE patient_id IS NULL;
 
@@ -135,7 +147,7 @@ DELETE FROM settings WHERE key IN ('max_instance_megabytes', 'max_study_megabyte
 DROP TABLE study_instances;
 DELETE FROM images WHERE patient_id IS NULL;
 DROP INDEX images_unassigned_idx;
-DROP INDEX images_study_modalities_idx;
+DROP TABLE study_modalities;
 DROP INDEX images_study_uploader_date_idx;
 DROP INDEX images_study_date_idx;
 DROP INDEX images_study_uploader_idx;

@@ -173,6 +173,12 @@ func TestDICOMwebStoreSearchRetrieve(t *testing.T) {
 			t.Errorf("%s: %d, %d results, want %d", path, status, len(sets), want)
 		}
 	}
+	admin := app.SignUp(t, domain.RoleAdmin)
+	for path, want := range map[string]int{"?ModalitiesInStudy=CT": 1, "?ModalitiesInStudy=MR": 0, "?ModalitiesInStudy=CT&StudyDate=20260101-": 1} {
+		if _, sets := qido(t, admin, "/dicomweb/studies"+path); len(sets) != want {
+			t.Errorf("an admin's search %s: %d results, want %d", path, len(sets), want)
+		}
+	}
 	_, sets := qido(t, provider, "/dicomweb/studies?PatientName=DOE^JANE")
 	if len(sets) != 1 || fmt.Sprint(value(sets[0], "00100010")) != "map[Alphabetic:Doe^Jane]" ||
 		value(sets[0], "00201208") != 4.0 || value(sets[0], "0020000D") != uid {

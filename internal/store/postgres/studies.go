@@ -88,6 +88,11 @@ func (s *Store) AddInstance(ctx context.Context, in domain.Instance) (bool, int6
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return false, 0, translate(err)
 	}
+	if added && in.Modality != "" {
+		if err := s.q(ctx).AddStudyModality(ctx, db.AddStudyModalityParams{Modality: in.Modality, ImageID: image}); err != nil {
+			return false, 0, translate(err)
+		}
+	}
 	bytes, err := s.q(ctx).RefreshStudy(ctx, image)
 	return added, bytes, translate(err)
 }
@@ -283,7 +288,7 @@ const imageColumns = `i.id, i.uploader_id, i.patient_id, i.caption, i.content_ty
 // than by sqlc (as the audit log's views are): each combination is its own
 // statement text with its own plan, read through the index that suits it
 // (migrations/00023_studies.sql): the scope's studies newest first, by
-// date, a UID, or the modalities' GIN index.
+// date, by UID, or those with a modality (study_modalities) newest first.
 func (s *Store) SearchStudies(ctx context.Context, scope domain.StudyScope, q domain.StudyKeys, limit int) ([]domain.Image, error) {
 	var args []any
 	arg := func(v any) string {
@@ -292,6 +297,7 @@ func (s *Store) SearchStudies(ctx context.Context, scope domain.StudyScope, q do
 	}
 	from := "images i"
 	conds := []string{"i.study_uid IS NOT NULL"}
+	uploader := "" // the uploader's parameter, in the uploaded scope
 	switch {
 	case scope.ReadAll:
 	case scope.Uploaded:
@@ -299,7 +305,8 @@ func (s *Store) SearchStudies(ctx context.Context, scope domain.StudyScope, q do
 		if err != nil {
 			return nil, err
 		}
-		conds = append(conds, "i.uploader_id = "+arg(caller))
+		uploader = arg(caller)
+		conds = append(conds, "i.uploader_id = "+uploader)
 	default:
 		caller, err := parseID(scope.CallerID)
 		if err != nil {
@@ -322,7 +329,21 @@ func (s *Store) SearchStudies(ctx context.Context, scope domain.StudyScope, q do
 	if (q.DateFrom != "" || q.DateTo != "") && len(q.StudyUIDs) == 0 {
 		order = "(i.study->>'date') DESC, i.created_at DESC, i.id"
 	}
-	if q.Modality != "" {
+	switch {
+	case q.Modality == "":
+	case order == "i.created_at DESC, i.id" && len(q.StudyUIDs) == 0 && !scope.ReadAll && !scope.Uploaded:
+		// A recipient's few studies: checked one by one.
+		conds = append(conds, "(i.study->'modalities') @> jsonb_build_array("+arg(q.Modality)+"::text)")
+	case order == "i.created_at DESC, i.id" && len(q.StudyUIDs) == 0:
+		// Walk the studies that have the modality, newest first.
+		from = "study_modalities m JOIN images i ON i.id = m.image_id"
+		conds = append(conds, "m.modality = "+arg(q.Modality))
+		if uploader != "" {
+			conds = append(conds, "m.uploader_id = "+uploader)
+		}
+		order = "m.created_at DESC, m.image_id"
+	default:
+		// A date range or UIDs narrow it first; the modality is checked on what they find.
 		conds = append(conds, "(i.study->'modalities') @> jsonb_build_array("+arg(q.Modality)+"::text)")
 	}
 	sql := "SELECT " + imageColumns + " FROM " + from + " WHERE " + strings.Join(conds, " AND ") +

@@ -264,6 +264,13 @@ type StudyInstance struct {
 	CreatedAt         time.Time
 }
 
+type StudyModality struct {
+	ImageID    uuid.UUID
+	Modality   string
+	UploaderID uuid.UUID
+	CreatedAt  time.Time
+}
+
 type Throttle struct {
 	Key         string
 	Hits        int32

@@ -71,6 +71,23 @@ func (q *Queries) AddStudyInstance(ctx context.Context, arg AddStudyInstancePara
 	return id, err
 }
 
+const addStudyModality = `-- name: AddStudyModality :exec
+INSERT INTO study_modalities (image_id, modality, uploader_id, created_at)
+SELECT i.id, $1::text, i.uploader_id, i.created_at FROM images i WHERE i.id = $2
+ON CONFLICT DO NOTHING
+`
+
+type AddStudyModalityParams struct {
+	Modality string
+	ImageID  uuid.UUID
+}
+
+// Keeps the study's modalities (study_modalities) as instances join it.
+func (q *Queries) AddStudyModality(ctx context.Context, arg AddStudyModalityParams) error {
+	_, err := q.db.Exec(ctx, addStudyModality, arg.Modality, arg.ImageID)
+	return err
+}
+
 const assignStudyPatient = `-- name: AssignStudyPatient :execrows
 UPDATE images SET patient_id = $1 WHERE id = $2 AND patient_id IS NULL
 `

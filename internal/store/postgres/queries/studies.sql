@@ -31,6 +31,12 @@ UPDATE images i SET study = i.study || (
 WHERE i.id = @id
 RETURNING (i.study->>'bytes')::bigint AS bytes;
 
+-- name: AddStudyModality :exec
+-- Keeps the study's modalities (study_modalities) as instances join it.
+INSERT INTO study_modalities (image_id, modality, uploader_id, created_at)
+SELECT i.id, @modality::text, i.uploader_id, i.created_at FROM images i WHERE i.id = @image_id
+ON CONFLICT DO NOTHING;
+
 -- name: StudyInstances :many
 -- A study's instances, series by series, in order.
 SELECT * FROM study_instances
