@@ -15,7 +15,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-scripts/apt-ensure.sh Orthanc:orthanc /usr/share/orthanc/plugins/libOrthancPostgreSQLIndex.so:orthanc-postgresql wrk:wrk
+scripts/apt-ensure.sh Orthanc:orthanc /usr/share/orthanc/plugins/libOrthancPostgreSQLIndex.so:orthanc-postgresql /usr/share/orthanc/plugins/libOrthancDicomWeb.so:orthanc-dicomweb wrk:wrk
 [ -x bin/medishare ] || { echo "bench-peer: bin/medishare is missing; run 'make build'" >&2; exit 1; }
 
 # The cluster the benchmark's databases live in (pgtest starts the same one).
