@@ -271,7 +271,7 @@ type peerSystem struct {
 	studyWays             []studyWay // the ways of storing a study, each measured
 	restart               func()     // restarts the server, dropping requests in progress (nil: it drops those of clients gone)
 	slow                  []string   // wrk runs where answers did not come in time
-	ids                   []string // uploads, in order
+	ids                   []string   // uploads, in order
 	mu                    sync.Mutex
 	results               map[string][]float64
 }
