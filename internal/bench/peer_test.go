@@ -31,8 +31,10 @@ import (
 // BenchmarkPeer measures MediShare beside Orthanc, the open-source DICOM
 // server a clinic would pick instead (Debian's orthanc with the
 // orthanc-postgresql index plugin), on the same machine, the same PostgreSQL
-// cluster and the same 10 MiB DICOM files, alternating the two over three
-// repetitions and keeping the medians. `make bench-peer`
+// cluster and the same 10 MiB DICOM files, and then the same DICOM study
+// stored (STOW-RS) and retrieved (WADO-RS) and studies searched (QIDO-RS)
+// over DICOMweb, alternating the two over three repetitions and keeping the
+// medians. `make bench-peer`
 // (scripts/bench-peer.sh) installs Orthanc and wrk, builds bin/medishare and
 // runs it once; it writes its section of docs/performance.md (BENCH_REPORT).
 func BenchmarkPeer(b *testing.B) {
@@ -105,14 +107,7 @@ func BenchmarkPeer(b *testing.B) {
 	seedTime := map[string]time.Duration{}
 	for _, ps := range peerSizes() {
 		size, n := ps.name, ps.n
-		for _, s := range systems {
-			start := time.Now()
-			s.fill(n)
-			seedTime[s.name+"-"+size] = time.Since(start)
-			if got := s.count(); got != n {
-				b.Fatalf("%s holds %d records, not %d", s.name, got, n)
-			}
-		}
+		fillAll(b, systems, n, "records", size, seedTime, func(s *peerSystem) (func(int), func() int) { return s.fill, s.count })
 		for _, s := range systems {
 			s.checkRows(b, s.listPath, 10, 10)
 			runWrk(b, s.base+s.listPath, s.auth(), 50, 2*time.Second) // warm up
@@ -132,14 +127,7 @@ func BenchmarkPeer(b *testing.B) {
 			}
 		}
 
-		for _, s := range systems {
-			start := time.Now()
-			s.fillStudies(n)
-			seedTime[s.name+"-studies-"+size] = time.Since(start)
-			if got := s.studies(); got != n {
-				b.Fatalf("%s holds %d studies, not %d", s.name, got, n)
-			}
-		}
+		fillAll(b, systems, n, "studies", "studies-"+size, seedTime, func(s *peerSystem) (func(int), func() int) { return s.fillStudies, s.studies })
 		ms.explainSearches(b)
 		for _, s := range systems {
 			for _, q := range qidoQueries {
@@ -197,7 +185,8 @@ func BenchmarkPeer(b *testing.B) {
 	}
 
 	for _, s := range systems {
-		for _, k := range []string{"up1", "up8", "down1", "down8", "cpu", "list-small", "list-large", "p99-large", "trivial-large", "peak"} {
+		for _, k := range []string{"up1", "up8", "down1", "down8", "cpu", "list-small", "list-large", "p99-large", "trivial-large", "peak",
+			"stow1-1", "stow1-4", "study-down", "qido-all-large", "qido-date-large", "qido-mr-large"} {
 			b.ReportMetric(median(s.results[k]), s.name+"-"+k)
 		}
 		b.Logf("%s: %v", s.name, s.results)
@@ -206,6 +195,21 @@ func BenchmarkPeer(b *testing.B) {
 		section := peerReport(ms, or, fileSize, instanceSize, seedTime, dropped, loads, time.Since(started))
 		if err := updateReport(path, "peer", section); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// fillAll brings each system to n of what (records, studies) with the fill
+// and count of what, keeping how long it took in seedTime under its name
+// and key, and checks the count.
+func fillAll(b *testing.B, systems []*peerSystem, n int, what, key string, seedTime map[string]time.Duration, of func(*peerSystem) (fill func(int), count func() int)) {
+	for _, s := range systems {
+		fill, count := of(s)
+		start := time.Now()
+		fill(n)
+		seedTime[s.name+"-"+key] = time.Since(start)
+		if got := count(); got != n {
+			b.Fatalf("%s holds %d %s, not %d", s.name, got, what, n)
 		}
 	}
 }
