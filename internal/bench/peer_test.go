@@ -474,7 +474,11 @@ func (s *peerSystem) wrk(b *testing.B, path string) wrkResult {
 		if r.requests == 0 && r.bad == 0 {
 			r.bad, r.p99ms = 50, wrkTimeout.Seconds()*1000 // every connection's request
 		}
-		sample, _, _ := strings.Cut(sampleAnswer(s.base+path, s.auth()), ": ") // its status and time
+		answer := sampleAnswer(s.base+path, s.auth())
+		sample, _, _ := strings.Cut(answer, ": ") // its status and time
+		if answer == "" || answer[0] < '0' || answer[0] > '9' {
+			sample = "nothing within 30 s" // sampleAnswer's client gave up
+		}
 		b.Logf("%s %s: %d answers in time, %d not; one request alone answers %s", s.name, path, r.requests, r.bad, sample)
 		s.mu.Lock()
 		s.slow = append(s.slow, fmt.Sprintf("`%s`: %d answers within wrk's timeout, %d not; one request alone then answered %s", path, r.requests, r.bad, sample))
@@ -810,7 +814,7 @@ func peerReport(ms *peerMediShare, or *peerOrthanc, fileSize, instanceSize int, 
 	row(fmt.Sprintf("retrieve the study whole (%d instances), WADO-RS, 1 client (MB/s)", peerStudyInstances), "study-down", "%.0f")
 	for _, ps := range peerSizes() {
 		for _, q := range qidoQueries {
-			row(fmt.Sprintf("QIDO-RS study search %s, %d studies, 50 connections (req/s)", q.name, ps.n), q.key+"-"+ps.name, "%.0f")
+			row(fmt.Sprintf("QIDO-RS study search %s, %s studies, 50 connections (req/s)", q.name, listRecords("studies", ps.name)), q.key+"-"+ps.name, "%.0f")
 			row("same, p99 (ms)", q.key+"-p99-"+ps.name, "%.1f")
 			failed(q.key + "-bad-" + ps.name)
 		}
