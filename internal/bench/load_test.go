@@ -282,14 +282,47 @@ FROM generate_series(%d, %d) g`,
 // seeded patients in turn (or the upload's patient when there are none),
 // older than the upload. Their contents do not exist: a list never reads them.
 func seedImagesSQL(templateID string, from, to int) string {
+	return seedCopiesSQL(templateID, "seed/", from, to, "", "")
+}
+
+// seedStudyRoot is the root of the seeded studies' UIDs: study k is
+// seedStudyRoot + k, in MediShare and in Orthanc alike.
+const seedStudyRoot = "1.2.826.0.1.3680043.10.543.2."
+
+// seedModalities are the seeded studies' modalities, study k the k-th in
+// turn; their dates run over ten years from seedEpoch, study k on day
+// k * 7919 modulo 3650 (a prime step: every day once in 3650 studies).
+var (
+	seedModalities = []string{"CT", "MR", "CR", "DX", "US"}
+	seedEpoch      = time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// seedStudiesSQL adds studies from..to (numbered) of one instance each, as
+// seedImagesSQL adds images, with what a DICOMweb search reads of them: a
+// StudyInstanceUID, and the study's facts (description, date, modality,
+// counts) as seededStudy gives them to Orthanc. What the files say of the
+// patient (study_sealed) and the instances' rows are left out: a study
+// search reads neither.
+func seedStudiesSQL(templateID string, from, to int) string {
+	return seedCopiesSQL(templateID, "seed-study/", from, to, ", study_uid, study, study_joins",
+		fmt.Sprintf(`, '%[1]s' || g, jsonb_build_object('studyInstanceUid', '%[1]s' || g, 'description', 'Seeded study ' || g,
+       'date', to_char(date '%[2]s' + ((g::bigint * 7919) %% 3650)::int, 'YYYYMMDD'),
+       'modalities', jsonb_build_array((%[3]s)[1 + g %% %[4]d]), 'series', 1, 'instances', 1, 'bytes', t.size), true`,
+			seedStudyRoot, seedEpoch.Format(time.DateOnly), sqlTextArray(seedModalities), len(seedModalities)))
+}
+
+// seedCopiesSQL is the statement of seedImagesSQL, the copies' contents
+// keys under prefix, with more columns and their values (over t, the
+// template, and g, the number).
+func seedCopiesSQL(templateID, prefix string, from, to int, columns, values string) string {
 	return fmt.Sprintf(`WITH t AS (SELECT * FROM images WHERE id = '%s'),
 p AS (SELECT array_agg(id ORDER BY email) AS a FROM users WHERE role = 'patient' AND email LIKE 'seed.%%')
 INSERT INTO images (id, uploader_id, patient_id, caption, content_type, file_name, size, sha256, blob_key,
-                    wrapped_key, key_id, width, height, dicom, created_at)
+                    wrapped_key, key_id, width, height, dicom, created_at%s)
 SELECT gen_random_uuid(), t.uploader_id, coalesce(p.a[1 + g %% cardinality(p.a)], t.patient_id), 'Chest PA, follow-up ' || g,
-       t.content_type, 'chest-' || g || '.dcm', t.size, sha256(int8send(g)), 'seed/' || g,
-       t.wrapped_key, t.key_id, t.width, t.height, t.dicom, t.created_at - g * interval '1 minute'
-FROM t, p, generate_series(%d, %d) g`, templateID, from, to)
+       t.content_type, 'chest-' || g || '.dcm', t.size, sha256(convert_to('%s' || g, 'UTF8')), '%s' || g,
+       t.wrapped_key, t.key_id, t.width, t.height, t.dicom, t.created_at - g * interval '1 minute'%s
+FROM t, p, generate_series(%d, %d) g`, templateID, columns, prefix, prefix, values, from, to)
 }
 
 // seedAuditSQL is the statements that append entries from..to through the

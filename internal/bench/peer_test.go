@@ -2,9 +2,15 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"os"
 	"os/exec"
@@ -15,6 +21,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/medishare/medishare/internal/medimg/synth"
 	"github.com/medishare/medishare/internal/testutil/orthanctest"
 	"github.com/medishare/medishare/internal/testutil/proctest"
 )
@@ -22,8 +31,10 @@ import (
 // BenchmarkPeer measures MediShare beside Orthanc, the open-source DICOM
 // server a clinic would pick instead (Debian's orthanc with the
 // orthanc-postgresql index plugin), on the same machine, the same PostgreSQL
-// cluster and the same 10 MiB DICOM files, alternating the two over three
-// repetitions and keeping the medians. `make bench-peer`
+// cluster and the same 10 MiB DICOM files, and then the same DICOM study
+// stored (STOW-RS) and retrieved (WADO-RS) and studies searched (QIDO-RS)
+// over DICOMweb, alternating the two over three repetitions and keeping the
+// medians. `make bench-peer`
 // (scripts/bench-peer.sh) installs Orthanc and wrk, builds bin/medishare and
 // runs it once; it writes its section of docs/performance.md (BENCH_REPORT).
 func BenchmarkPeer(b *testing.B) {
@@ -46,7 +57,10 @@ func BenchmarkPeer(b *testing.B) {
 	// Transfers, three repetitions, the two systems taking turns to go first.
 	big := largeBenchDICOM()
 	fileSize := len(big.File(newUIDs("X", 0)))
-	const perRun = 16
+	perRun := 16
+	if peerQuick {
+		perRun = 5
+	}
 	dropped := true
 	for rep := 0; rep < 3; rep++ {
 		for k := range systems {
@@ -88,19 +102,14 @@ func BenchmarkPeer(b *testing.B) {
 	// Lists, at 1,000 and at 100,000 records, each system filled to the same
 	// count its own honest way, then the list and the trivial endpoint under
 	// wrk, taking turns; PostgreSQL's CPU is counted during each list run.
+	// Then, at the same size, the DICOMweb study searches, each system
+	// holding that many studies.
 	seedTime := map[string]time.Duration{}
-	for _, ps := range peerSizes {
+	for _, ps := range peerSizes() {
 		size, n := ps.name, ps.n
+		fillAll(b, systems, n, "records", size, seedTime, func(s *peerSystem) (func(int), func() int) { return s.fill, s.count })
 		for _, s := range systems {
-			start := time.Now()
-			s.fill(n)
-			seedTime[s.name+"-"+size] = time.Since(start)
-			if got := s.count(); got != n {
-				b.Fatalf("%s holds %d records, not %d", s.name, got, n)
-			}
-		}
-		for _, s := range systems {
-			s.checkList(b)
+			s.checkRows(b, s.listPath, 10, 10)
 			runWrk(b, s.base+s.listPath, s.auth(), 50, 2*time.Second) // warm up
 		}
 		for rep := 0; rep < 3; rep++ {
@@ -117,27 +126,129 @@ func BenchmarkPeer(b *testing.B) {
 				s.add("trivial-"+size, t.rps)
 			}
 		}
+
+		fillAll(b, systems, n, "studies", "studies-"+size, seedTime, func(s *peerSystem) (func(int), func() int) { return s.fillStudies, s.studies })
+		ms.explainSearches(b)
+		for _, s := range systems {
+			for _, q := range qidoQueries {
+				s.checkRows(b, s.qidoPath(q.query), 1, 10)
+				runWrk(b, s.base+s.qidoPath(q.query), s.auth(), 50, 2*time.Second) // warm up
+			}
+		}
+		for rep := 0; rep < 3; rep++ {
+			for k := range systems {
+				s := systems[(rep+k)%2]
+				load()
+				for _, q := range qidoQueries {
+					r := s.wrk(b, s.qidoPath(q.query))
+					s.add(q.key+"-"+size, r.rps)
+					s.add(q.key+"-p99-"+size, r.p99ms)
+					s.add(q.key+"-bad-"+size, float64(r.bad))
+				}
+				t := s.wrk(b, s.trivialPath)
+				s.add("qido-trivial-"+size, t.rps)
+			}
+		}
+	}
+
+	// Studies last, once the searches are measured (their instances would
+	// count among Orthanc's records): a study of 300 CT instances stored
+	// with fresh UIDs for each way of sending it, then the first one
+	// retrieved whole, taking turns.
+	studyPixels := newBenchDICOM(512, 512)
+	studyFiles := func() (uid string, files [][]byte) {
+		per := peerStudyInstances / 3
+		for _, in := range synth.Study("Bench^Study", "BENCH-STUDY", "CT chest (benchmark)", "CT", per, per, per) {
+			uid, files = in.Study, append(files, studyPixels.File(in))
+		}
+		return uid, files
+	}
+	_, files := studyFiles()
+	instanceSize := len(files[0])
+	for rep := 0; rep < 3; rep++ {
+		for k := range systems {
+			s := systems[(rep+k)%2]
+			load()
+			var firstUID string
+			var first [][]byte
+			for _, way := range s.studyWays {
+				for _, c := range []int{1, 4} {
+					uid, files := studyFiles()
+					if first == nil {
+						firstUID, first = uid, files
+					}
+					s.add(fmt.Sprintf("%s-%d", way.key, c), storeStudy(c, way.per, files, way.store))
+				}
+			}
+			s.add("study-down", s.retrieveStudy(b, firstUID, first))
+		}
 	}
 
 	for _, s := range systems {
-		for _, k := range []string{"up1", "up8", "down1", "down8", "cpu", "list-small", "list-large", "p99-large", "trivial-large", "peak"} {
+		for _, k := range []string{"up1", "up8", "down1", "down8", "cpu", "list-small", "list-large", "p99-large", "trivial-large", "peak",
+			"stow1-1", "stow1-4", "study-down", "qido-all-large", "qido-date-large", "qido-mr-large"} {
 			b.ReportMetric(median(s.results[k]), s.name+"-"+k)
 		}
 		b.Logf("%s: %v", s.name, s.results)
 	}
 	if path := os.Getenv("BENCH_REPORT"); path != "" {
-		section := peerReport(ms, or, fileSize, seedTime, dropped, loads, time.Since(started))
+		section := peerReport(ms, or, fileSize, instanceSize, seedTime, dropped, loads, time.Since(started))
 		if err := updateReport(path, "peer", section); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// peerSizes are the record counts of the list measures.
-var peerSizes = []struct {
+// fillAll brings each system to n of what (records, studies) with the fill
+// and count of what, keeping how long it took in seedTime under its name
+// and key, and checks the count.
+func fillAll(b *testing.B, systems []*peerSystem, n int, what, key string, seedTime map[string]time.Duration, of func(*peerSystem) (fill func(int), count func() int)) {
+	for _, s := range systems {
+		fill, count := of(s)
+		start := time.Now()
+		fill(n)
+		seedTime[s.name+"-"+key] = time.Since(start)
+		if got := count(); got != n {
+			b.Fatalf("%s holds %d %s, not %d", s.name, got, what, n)
+		}
+	}
+}
+
+// peerQuick (BENCH_PEER_QUICK=1) shrinks every size, to try the benchmark
+// out in a minute or two: its numbers mean nothing.
+var peerQuick = os.Getenv("BENCH_PEER_QUICK") == "1"
+
+// peerSizes are the record counts of the list and study search measures.
+func peerSizes() []struct {
 	name string
 	n    int
-}{{"small", 1000}, {"large", 100000}}
+} {
+	if peerQuick {
+		return []struct {
+			name string
+			n    int
+		}{{"small", 200}, {"large", 2000}}
+	}
+	return []struct {
+		name string
+		n    int
+	}{{"small", 1000}, {"large", 100000}}
+}
+
+// peerStudyInstances is the size of the stored and retrieved study.
+var peerStudyInstances = map[bool]int{false: 300, true: 30}[peerQuick]
+
+// peerWrkTime is how long each wrk run lasts.
+var peerWrkTime = map[bool]time.Duration{false: 8 * time.Second, true: 2 * time.Second}[peerQuick]
+
+// qidoQueries are the QIDO-RS study searches measured, each at most ten
+// studies: every study, a month of study dates (about 1 in 120 of the
+// seeded studies), and a modality (1 in 5).
+var qidoQueries = []struct{ key, name, query string }{
+	{"qido-all", "`limit=10`", "limit=10"},
+	{"qido-date", "`StudyDate=20210101-20210131&limit=10`", "StudyDate=20210101-20210131&limit=10"},
+	{"qido-mr", "`ModalitiesInStudy=MR&limit=10`", "ModalitiesInStudy=MR&limit=10"},
+}
 
 func envPort(name string, fallback int) int {
 	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
@@ -158,7 +269,13 @@ type peerSystem struct {
 	preview               func(id string)
 	fill                  func(n int) // bring the records to n
 	count                 func() int
-	ids                   []string // uploads, in order
+	dicomweb              string      // the DICOMweb root, "/dicomweb"
+	fillStudies           func(n int) // bring the studies to n
+	studies               func() int
+	studyWays             []studyWay // the ways of storing a study, each measured
+	restart               func()     // restarts the server, dropping requests in progress (nil: it drops those of clients gone)
+	slow                  []string   // wrk runs where answers did not come in time
+	ids                   []string   // uploads, in order
 	mu                    sync.Mutex
 	results               map[string][]float64
 }
@@ -171,6 +288,107 @@ func (s *peerSystem) add(key string, v float64) {
 }
 
 func (s *peerSystem) med(key string) float64 { return median(s.results[key]) }
+
+// authorize adds the system's Authorization header to a request.
+func (s *peerSystem) authorize(req *http.Request) {
+	name, value, _ := strings.Cut(s.auth(), ": ")
+	req.Header.Set(name, value)
+}
+
+// qidoPath is the QIDO-RS study search with query.
+func (s *peerSystem) qidoPath(query string) string { return s.dicomweb + "/studies?" + query }
+
+// studyWay is one way of storing a study: per instances a request, each
+// request sent by store (safe outside the test's goroutine).
+type studyWay struct {
+	key   string
+	per   int
+	store func(files [][]byte)
+}
+
+// storeStudy stores a study's files, per of them a request, with c clients
+// at once, and returns instances per second.
+func storeStudy(c, per int, files [][]byte, store func([][]byte)) float64 {
+	var requests [][][]byte
+	for i := 0; i < len(files); i += per {
+		requests = append(requests, files[i:min(i+per, len(files))])
+	}
+	return float64(len(files)) / parallel(c, requests, store).Seconds()
+}
+
+// stowWay is storing with STOW-RS, per instances a request, to path (under
+// the DICOMweb root, with any query): every instance must be stored.
+func (s *peerSystem) stowWay(b *testing.B, key string, per int, path string) studyWay {
+	return studyWay{key: key, per: per, store: func(files [][]byte) {
+		var body bytes.Buffer
+		w := multipart.NewWriter(&body)
+		for _, f := range files {
+			part, _ := w.CreatePart(textproto.MIMEHeader{"Content-Type": {"application/dicom"}})
+			_, _ = part.Write(f) // into memory
+		}
+		_ = w.Close()
+		req, _ := http.NewRequest("POST", s.base+s.dicomweb+path, &body)
+		s.authorize(req)
+		req.Header.Set("Content-Type", `multipart/related; type="application/dicom"; boundary=`+w.Boundary())
+		req.Header.Set("Accept", "application/dicom+json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatalf("%s STOW-RS: %v", s.name, err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var out map[string]struct{ Value []any }
+		_ = json.Unmarshal(answer, &out)
+		if resp.StatusCode != http.StatusOK || len(out["00081199"].Value) != len(files) {
+			b.Fatalf("%s STOW-RS of %d instances: %d %.300s", s.name, len(files), resp.StatusCode, answer)
+		}
+	}}
+}
+
+// retrieveStudy reads a stored study whole with WADO-RS, one client, and
+// returns MB/s; every instance must come back, at its size.
+func (s *peerSystem) retrieveStudy(b *testing.B, uid string, files [][]byte) float64 {
+	req, _ := http.NewRequest("GET", s.base+s.dicomweb+"/studies/"+uid, nil)
+	s.authorize(req)
+	req.Header.Set("Accept", `multipart/related; type="application/dicom"`)
+	req.Header.Set("Accept-Encoding", "identity")
+	var want, got int64
+	for _, f := range files {
+		want += int64(len(f))
+	}
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatalf("%s WADO-RS: %v", s.name, err)
+	}
+	defer resp.Body.Close()
+	_, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		b.Fatalf("%s WADO-RS: %d %s %v", s.name, resp.StatusCode, resp.Header.Get("Content-Type"), err)
+	}
+	mr := multipart.NewReader(resp.Body, params["boundary"])
+	parts := 0
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			b.Fatalf("%s WADO-RS: %v", s.name, err)
+		}
+		n, err := io.Copy(io.Discard, part)
+		if err != nil {
+			b.Fatalf("%s WADO-RS: %v", s.name, err)
+		}
+		got += n
+		parts++
+	}
+	d := time.Since(start)
+	if parts != len(files) || got != want {
+		b.Fatalf("%s WADO-RS: %d instances, %d bytes; sent %d, %d bytes", s.name, parts, got, len(files), want)
+	}
+	return float64(got) / (1 << 20) / d.Seconds()
+}
 
 // parallel runs do over items with c clients at once and returns how long
 // it took.
@@ -219,10 +437,11 @@ func (s *peerSystem) previews(ids []string) (first, again float64) {
 	return page(), page()
 }
 
-// checkList fetches the list once and checks that it holds ten records.
-func (s *peerSystem) checkList(b *testing.B) {
-	req, _ := http.NewRequest("GET", s.base+s.listPath, nil)
-	req.Header.Set("Authorization", strings.TrimPrefix(s.auth(), "Authorization: "))
+// checkRows fetches a list (or a QIDO-RS search) once and checks that it
+// holds from least to most records.
+func (s *peerSystem) checkRows(b *testing.B, path string, least, most int) {
+	req, _ := http.NewRequest("GET", s.base+path, nil)
+	s.authorize(req)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		b.Fatal(err)
@@ -239,15 +458,34 @@ func (s *peerSystem) checkList(b *testing.B) {
 	if err == nil {
 		err = json.Unmarshal(raw, &rows)
 	}
-	if err != nil || resp.StatusCode != 200 || len(rows) != 10 {
-		b.Fatalf("%s %s: %d, %d records, %v", s.name, s.listPath, resp.StatusCode, len(rows), err)
+	if err != nil || resp.StatusCode != 200 || len(rows) < least || len(rows) > most {
+		b.Fatalf("%s %s: %d, %d records, %v", s.name, path, resp.StatusCode, len(rows), err)
 	}
 }
 
+// wrk loads path for peerWrkTime. When some answers did not come in time
+// (or none came during the run), what one request alone answers is kept for
+// the report, and a system that keeps working on requests its clients gave
+// up on (restart is set) is restarted, so that work does not weigh on the
+// next measures: the run counts as all failed.
 func (s *peerSystem) wrk(b *testing.B, path string) wrkResult {
-	r := runWrk(b, s.base+path, s.auth(), 50, 8*time.Second)
-	if r.requests == 0 && r.bad == 0 {
-		b.Fatalf("%s %s: wrk sent nothing", s.name, path)
+	r := runWrk(b, s.base+path, s.auth(), 50, peerWrkTime)
+	if timedOut := r.bad - r.non2xx; timedOut > 0 || r.requests == 0 {
+		if r.requests == 0 && r.bad == 0 {
+			r.bad, r.p99ms = 50, wrkTimeout.Seconds()*1000 // every connection's request
+		}
+		answer := sampleAnswer(s.base+path, s.auth())
+		sample, _, _ := strings.Cut(answer, ": ") // its status and time
+		if answer == "" || answer[0] < '0' || answer[0] > '9' {
+			sample = "nothing within 30 s" // sampleAnswer's client gave up
+		}
+		b.Logf("%s %s: %d answers in time, %d not; one request alone answers %s", s.name, path, r.requests, r.bad, sample)
+		s.mu.Lock()
+		s.slow = append(s.slow, fmt.Sprintf("`%s`: %d answers within wrk's timeout, %d not; one request alone then answered %s", path, r.requests, r.bad, sample))
+		s.mu.Unlock()
+		if s.restart != nil {
+			s.restart()
+		}
 	}
 	return r
 }
@@ -308,7 +546,55 @@ func newPeerMediShare(b *testing.B, port int) *peerMediShare {
 		execSQL(b, m.dbURL, append([]string{seedImagesSQL(m.ids[0], seeded+1, seeded+n-have)}, vacuumAfterSeeding...)...)
 		seeded += n - have
 	}
+	m.dicomweb = "/dicomweb"
+	m.studies = func() int {
+		var n int
+		queryRow(b, m.dbURL, "SELECT count(*) FROM images WHERE study_uid IS NOT NULL", &n)
+		return n
+	}
+	seededStudies := 0
+	m.fillStudies = func(n int) {
+		have := m.studies()
+		execSQL(b, m.dbURL, append([]string{seedStudiesSQL(m.ids[0], seededStudies+1, seededStudies+n-have)}, vacuumAfterSeeding...)...)
+		seededStudies += n - have
+	}
+	m.studyWays = []studyWay{
+		m.stowWay(b, "stow1", 1, "/studies?patient="+patientID),
+		m.stowWay(b, "stow10", 10, "/studies?patient="+patientID),
+	}
 	return m
+}
+
+// explainSearches logs the plans of the study searches' statements as
+// postgres.SearchStudies builds them for the provider's own studies, to
+// read beside their rates.
+func (m *peerMediShare) explainSearches(b *testing.B) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, m.dbURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = conn.Close(ctx) }() // read only
+	var uploader string
+	if err := conn.QueryRow(ctx, "SELECT uploader_id::text FROM images WHERE id = $1", m.ids[0]).Scan(&uploader); err != nil {
+		b.Fatal(err)
+	}
+	const from = "SELECT i.* FROM images i WHERE i.study_uid IS NOT NULL AND i.uploader_id = $1"
+	for _, sql := range []string{
+		from + " ORDER BY i.created_at DESC, i.id LIMIT 10",
+		from + " AND (i.study->>'date') >= '20210101'::text AND (i.study->>'date') <= '20210131'::text ORDER BY (i.study->>'date') DESC, i.created_at DESC, i.id LIMIT 10",
+		from + " AND (i.study->'modalities') @> jsonb_build_array('MR'::text) ORDER BY i.created_at DESC, i.id LIMIT 10",
+	} {
+		rows, err := conn.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+sql, uploader)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("%s\n%s", sql, strings.Join(lines, "\n"))
+	}
 }
 
 // peerGet sends a GET and checks it answered 200 with a body.
@@ -348,8 +634,9 @@ func newPeerOrthanc(b *testing.B, msURL string, port int) *peerOrthanc {
 	pgPort, _ := strconv.Atoi(u.Port())
 	o := &peerOrthanc{}
 	o.srv = orthanctest.Start(b, port, map[string]any{
-		"Name":    "MediShare bench peer",
-		"Plugins": []string{plugin},
+		"Name":     "MediShare bench peer",
+		"Plugins":  []string{plugin, orthanctest.Plugin(b, "orthanc-dicomweb", "/libOrthancDicomWeb.so")},
+		"DicomWeb": map[string]any{"Enable": true, "Root": "/dicom-web/"},
 		"PostgreSQL": map[string]any{
 			"EnableIndex": true, "EnableStorage": false,
 			"Host": u.Hostname(), "Port": pgPort, "Database": "orthanc_bench",
@@ -378,53 +665,66 @@ func newPeerOrthanc(b *testing.B, msURL string, port int) *peerOrthanc {
 			peerGet(b, req, "preview")
 		},
 	}
-	o.count = func() int {
-		var st struct{ CountInstances int }
+	statistics := func() (st struct{ CountInstances, CountStudies int }) {
 		srv.JSON(b, "GET", "/statistics", nil, &st)
-		return st.CountInstances
+		return st
+	}
+	o.restart = func() { srv.Restart(b, nil) }
+	o.count = func() int { return statistics().CountInstances }
+	o.studies = func() int { return statistics().CountStudies }
+	o.dicomweb = "/dicom-web"
+	o.studyWays = []studyWay{
+		o.stowWay(b, "stow1", 1, "/studies"),
+		o.stowWay(b, "stow10", 10, "/studies"),
+		{key: "native", per: 1, store: func(files [][]byte) { srv.MustStore(b, files[0]) }},
 	}
 	// Seeding goes through Orthanc's own REST API, as a clinic fills it:
-	// small CT-like instances, a hundred to a study and a series, a study to
-	// a patient, from 16 clients at once. Orthanc runs meanwhile with
-	// SyncStorageArea off (no fsync per file), which changes nothing that is
-	// stored, and is restarted with its defaults before the measures.
-	o.fill = func(n int) {
-		small := newBenchDICOM(64, 64)
-		from, to := o.seedNext, o.seedNext+n-o.count() // instance numbers to store
-		srv.Restart(b, map[string]any{"SyncStorageArea": false})
-		// Each client sends whole studies, one instance after the other, as
-		// a modality does, so no two clients write into the same study.
-		var nextStudy atomic.Int64
-		nextStudy.Store(int64(from / 100))
-		var wg sync.WaitGroup
-		for w := 0; w < 16; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					study := int(nextStudy.Add(1)) - 1
-					if study*100 >= to {
-						return
-					}
-					uid := fmt.Sprintf("1.2.826.0.1.3680043.10.543.2.%d", study)
-					for k := max(from, study*100); k < min(to, study*100+100); k++ {
-						file := small.File(benchInstance(fmt.Sprintf("SEED-%d", study), uid, uid+".1", k%100+1))
-						if err := o.seed(file); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				}
-			}()
+	// studies of one small CT-like instance, each its own patient's, from
+	// 16 clients at once, so its instances and its studies are as many, and
+	// the study searches find the same dates and modalities as in MediShare
+	// (seededStudy). Orthanc runs meanwhile with SyncStorageArea off (no
+	// fsync per file), which changes nothing that is stored, and is
+	// restarted with its defaults before the measures.
+	seedStudies := func(count int) {
+		if count <= 0 {
+			return
 		}
-		wg.Wait()
+		small := newBenchDICOM(64, 64)
+		studies := make([]int, count)
+		for i := range studies {
+			studies[i] = o.seedNext + i
+		}
+		srv.Restart(b, map[string]any{"SyncStorageArea": false})
+		var failed atomic.Bool
+		parallel(16, studies, func(k int) {
+			if failed.Load() {
+				return
+			}
+			if err := o.seed(small.File(seededStudy(k))); err != nil {
+				failed.Store(true)
+				b.Error(err)
+			}
+		})
 		if b.Failed() {
 			b.FailNow()
 		}
-		o.seedNext = to
+		o.seedNext += count
 		srv.Restart(b, nil)
 	}
+	o.fill = func(n int) { seedStudies(n - o.count()) }
+	o.fillStudies = func(n int) { seedStudies(n - o.studies()) }
 	return o
+}
+
+// seededStudy is the one instance of seeded study k, with the date and
+// modality seedStudiesSQL gives MediShare's study k.
+func seededStudy(k int) synth.Instance {
+	uid := seedStudyRoot + strconv.Itoa(k)
+	in := benchInstance(fmt.Sprintf("SEED-%d", k), uid, uid+".1", 1)
+	in.StudyDescription = fmt.Sprintf("Seeded study %d", k)
+	in.StudyDate = seedEpoch.AddDate(0, 0, k*7919%3650).Format("20060102")
+	in.Modality = seedModalities[k%len(seedModalities)]
+	return in
 }
 
 // seed stores one file while Orthanc is being filled. A 503 (a transaction
@@ -448,7 +748,7 @@ func (o *peerOrthanc) seed(file []byte) error {
 }
 
 // peerReport is the section of docs/performance.md.
-func peerReport(ms *peerMediShare, or *peerOrthanc, fileSize int, seedTime map[string]time.Duration, dropped bool, loads []string, took time.Duration) string {
+func peerReport(ms *peerMediShare, or *peerOrthanc, fileSize, instanceSize int, seedTime map[string]time.Duration, dropped bool, loads []string, took time.Duration) string {
 	m, o := &ms.peerSystem, &or.peerSystem
 	spread := func(xs []float64, f string) string {
 		if len(xs) == 0 {
@@ -460,26 +760,27 @@ func peerReport(ms *peerMediShare, or *peerOrthanc, fileSize int, seedTime map[s
 		}
 		return fmt.Sprintf(f+" ("+f+" to "+f+")", median(xs), lo, hi)
 	}
-	var rows strings.Builder
+	var rows, studyRows strings.Builder
+	to := &rows // the table being written
 	row := func(name, key, f string) {
 		mv, ov := m.med(key), o.med(key)
 		ratio := "-"
-		if ov != 0 {
+		if ov != 0 && mv != 0 {
 			ratio = fmt.Sprintf("%.2f", mv/ov)
 		}
-		fmt.Fprintf(&rows, "| %s | %s | %s | %s |\n", name, spread(m.results[key], f), spread(o.results[key], f), ratio)
+		fmt.Fprintf(to, "| %s | %s | %s | %s |\n", name, spread(m.results[key], f), spread(o.results[key], f), ratio)
 	}
-	// failed counts the list's answers that were not 2xx or did not come
+	// failed counts a list's answers that were not 2xx or did not come
 	// within wrk's 5 s, over the three runs (the rates count only 2xx).
-	failed := func(size string) {
+	failed := func(key string) {
 		sum := func(xs []float64) (t float64) {
 			for _, x := range xs {
 				t += x
 			}
 			return t
 		}
-		fmt.Fprintf(&rows, "| same, failed or timed-out answers (three runs) | %.0f | %.0f | - |\n",
-			sum(m.results["bad-"+size]), sum(o.results["bad-"+size]))
+		fmt.Fprintf(to, "| same, failed or timed-out answers (three runs) | %.0f | %.0f | - |\n",
+			sum(m.results[key]), sum(o.results[key]))
 	}
 	row("upload 10 MiB, 1 client (MB/s)", "up1", "%.0f")
 	row("upload, 8 clients (MB/s)", "up8", "%.0f")
@@ -488,17 +789,37 @@ func peerReport(ms *peerMediShare, or *peerOrthanc, fileSize int, seedTime map[s
 	row("server CPU per 10 MiB download (ms)", "cpu", "%.1f")
 	row("list page 1 (limit 10) of 1,000 images, 50 connections (req/s)", "list-small", "%.0f")
 	row("same, p99 (ms)", "p99-small", "%.1f")
-	failed("small")
+	failed("bad-small")
 	row("PostgreSQL CPU per list request, 1,000 images (ms)", "pgcpu-small", "%.2f")
 	row("trivial authenticated endpoint, same run (req/s)", "trivial-small", "%.0f")
 	row("list page 1 (limit 10) of 100,000 images, 50 connections (req/s)", "list-large", "%.0f")
 	row("same, p99 (ms)", "p99-large", "%.1f")
-	failed("large")
+	failed("bad-large")
 	row("PostgreSQL CPU per list request, 100,000 images (ms)", "pgcpu-large", "%.2f")
 	row("trivial authenticated endpoint, same run (req/s)", "trivial-large", "%.0f")
 	row("peak memory during 8 concurrent uploads, VmHWM (MiB)", "peak", "%.0f")
 	row("a page of 10 DICOM previews, first view (ms)", "preview1", "%.0f")
 	row("the same page again (ms)", "preview2", "%.0f")
+
+	to = &studyRows
+	mb := float64(peerStudyInstances*instanceSize) / 1e6
+	for _, way := range []struct{ key, name string }{
+		{"stow1", "STOW-RS, one instance a request"},
+		{"stow10", "STOW-RS, 10 instances a request"},
+		{"native", "Orthanc's own `POST /instances`, one a request"},
+	} {
+		row(fmt.Sprintf("store a study of %d CT instances (%.0f MB), %s, 1 client (instances/s)", peerStudyInstances, mb, way.name), way.key+"-1", "%.0f")
+		row("same, 4 clients (instances/s)", way.key+"-4", "%.0f")
+	}
+	row(fmt.Sprintf("retrieve the study whole (%d instances), WADO-RS, 1 client (MB/s)", peerStudyInstances), "study-down", "%.0f")
+	for _, ps := range peerSizes() {
+		for _, q := range qidoQueries {
+			row(fmt.Sprintf("QIDO-RS study search %s, %s studies, 50 connections (req/s)", q.name, listRecords("studies", ps.name)), q.key+"-"+ps.name, "%.0f")
+			row("same, p99 (ms)", q.key+"-p99-"+ps.name, "%.1f")
+			failed(q.key + "-bad-" + ps.name)
+		}
+		row("trivial authenticated endpoint, same run (req/s)", "qido-trivial-"+ps.name, "%.0f")
+	}
 
 	// The targets against Orthanc, from this run's numbers. "In the same run":
 	// the list's rate over the trivial endpoint's, repetition by repetition.
@@ -514,6 +835,17 @@ func peerReport(ms *peerMediShare, or *peerOrthanc, fileSize int, seedTime map[s
 		return "missed"
 	}
 	downRatio1, downRatio8 := m.med("down1")/o.med("down1"), m.med("down8")/o.med("down8")
+	store1, store4, studyDown := m.med("stow1-1")/o.med("stow1-1"), m.med("stow1-4")/o.med("stow1-4"), m.med("study-down")/o.med("study-down")
+	var searches strings.Builder
+	for _, q := range qidoQueries {
+		var share []float64
+		for i := range m.results[q.key+"-large"] {
+			share = append(share, m.results[q.key+"-large"][i]/m.results["qido-trivial-large"][i])
+		}
+		p99, flat := m.med(q.key+"-p99-large"), m.med(q.key+"-large")/m.med(q.key+"-small")
+		fmt.Fprintf(&searches, "| QIDO-RS study search %s at 100,000 studies: at least 30%% of the trivial endpoint's rate in the same run; p99 under 50 ms; at least 80%% of its rate at 1,000 | %.0f%%; %.1f ms; %.0f%% | %s |\n",
+			q.name, 100*median(share), p99, 100*flat, scaleVerdict(median(share), p99, flat, "1,000"))
+	}
 	targets := fmt.Sprintf(`| target | this run | verdict |
 |---|---|---|
 | list page 1 of 100,000 images at least 30%% of the trivial endpoint's rate in the same run | %.0f%% | %s |
@@ -523,14 +855,33 @@ func peerReport(ms *peerMediShare, or *peerOrthanc, fileSize int, seedTime map[s
 | download throughput at least 0.8x Orthanc's (1 client; 8 clients) | %.2fx; %.2fx | %s |
 | server CPU per 10 MiB download under 8 ms | %.1f ms | %s |
 | a page of 10 DICOM previews under 100 ms after the first view | %.0f ms | %s |
-`,
+| storing a study at least at Orthanc's rate, encrypted (STOW-RS, one instance a request, against Orthanc's STOW-RS; 1 client; 4 clients) | %.2fx; %.2fx | %s |
+| retrieving a whole study at least at Orthanc's rate, decrypting (WADO-RS, 1 client) | %.2fx | %s |
+%s`,
 		100*median(share), check(median(share) >= 0.3),
 		m.med("p99-large"), check(m.med("p99-large") < 50),
 		100*flat, check(flat >= 0.8),
 		downRatio1, downRatio8, check(downRatio1 >= 0.8 && downRatio8 >= 0.8),
 		m.med("cpu"), check(m.med("cpu") < 8),
-		m.med("preview2"), check(m.med("preview2") < 100))
+		m.med("preview2"), check(m.med("preview2") < 100),
+		store1, store4, check(store1 >= 1 && store4 >= 1),
+		studyDown, check(studyDown >= 1),
+		searches.String())
 
+	var slow strings.Builder
+	for _, sys := range []*peerSystem{m, o} {
+		for _, line := range sys.slow {
+			fmt.Fprintf(&slow, "- %s, %s\n", sys.name, line)
+		}
+	}
+	if slow.Len() > 0 {
+		slow.WriteString(`
+Runs above where answers did not come within wrk's timeout (5 s); after
+each, a system that keeps working on requests its clients gave up on
+(Orthanc) was restarted, so that work did not weigh on the next measures.
+
+`)
+	}
 	cache := "The page cache was dropped before each system's upload runs."
 	if !dropped {
 		cache = "The page cache could NOT be dropped (not root, or /proc/sys read-only): upload numbers may be skewed by its size."
@@ -546,7 +897,12 @@ repetitions (the range in parentheses), the two systems taking turns to go first
 | measure | MediShare | Orthanc | MediShare / Orthanc |
 |---|---|---|---|
 %s
-### Targets
+### Studies (DICOMweb)
+
+| measure | MediShare | Orthanc | MediShare / Orthanc |
+|---|---|---|---|
+%s
+%s### Targets
 
 %s
 ### Method
@@ -555,7 +911,8 @@ repetitions (the range in parentheses), the two systems taking turns to go first
   development mode (local disk store, contents encrypted, fsync before the
   record commits), on its own database, with the demo provider signed in
   (a bearer token). Orthanc is Debian's %s with the orthanc-postgresql
-  index plugin %s, run by the benchmark (not Debian's service) with a
+  index plugin %s and the orthanc-dicomweb plugin %s (DICOMweb under
+  `+"`/dicom-web/`"+`, its defaults otherwise), run by the benchmark (not Debian's service) with a
   generated configuration: its own storage folder (files on disk,
   unencrypted, uncompressed: its defaults), its own HTTP port, HTTP basic
   authentication with a generated user and password (so its requests are
@@ -601,23 +958,61 @@ repetitions (the range in parentheses), the two systems taking turns to go first
   count. PostgreSQL CPU per list request is the CPU time of all the
   cluster's processes (/proc) during the list run, divided by its requests;
   it includes the cluster's background processes and the sign-in checks.
+- **Studies.** A synthetic CT study of %d instances in three series
+  (explicit VR little endian, 512 x 512 pixels of 16 bits, %d bytes an
+  instance), sent with fresh UIDs for each measure (Orthanc keeps one copy
+  per SOP Instance UID, MediShare does not store an instance twice), the
+  same bytes to both. Each repetition stores one such study for each way
+  and number of clients: STOW-RS (MediShare:
+  `+"`POST /dicomweb/studies?patient={demo patient}`"+`; Orthanc:
+  `+"`POST /dicom-web/studies`"+`) with one instance a request (as the app sends
+  them) and with 10 a request, and Orthanc's own `+"`POST /instances`"+`, each with
+  1 and with 4 clients sending the requests of the one study; the rate is
+  instances per second over the whole study, and every request must answer
+  200 with all its instances stored. STOW-RS one instance a request is the
+  like-for-like measure. Then the repetition's first study (stored one
+  instance a request, 1 client) is retrieved whole with WADO-RS
+  (`+"`GET /dicomweb/studies/{uid}`, `GET /dicom-web/studies/{uid}`"+`, Accept
+  `+"`multipart/related; type=\"application/dicom\"`"+`, no compression), one
+  client reading every part to the end: every instance must come back at its
+  size; MB/s counts MiB of instances per second. It was just stored, so
+  its files are in the page cache: the measure is the servers' work, MediShare's
+  decryption included.
+- **Study searches.** At each size, after the lists, each system is
+  filled to exactly that many studies (counted back: MediShare's images
+  with a StudyInstanceUID, Orthanc's /statistics CountStudies), then wrk (as
+  for the lists) loads the three QIDO-RS searches (MediShare:
+  `+"`GET /dicomweb/studies?...`; Orthanc: `GET /dicom-web/studies?...`"+`, each
+  answer at most ten studies, newest first in MediShare, Orthanc's own order
+  in Orthanc) and then the trivial endpoint, in the same repetition. The
+  seeded studies' dates run over ten years, 2016 to 2025 (study k on day
+  k x 7919 modulo 3650), so January 2021 holds about 1 in 120 of them, and
+  their modalities are CT, MR, CR, DX and US in turn (MR: 1 in 5), the
+  same in both systems. The demo provider searches its own studies
+  (MediShare also looks through those shared with it: none).
 - **Seeding.** MediShare: SQL, a thousand people first (every tenth a
   provider), then images copied from the record of a real upload (type,
   size, DICOM facts, wrapped key) with their own ids, captions, file names,
   contents keys and older times, for the seeded patients in turn; their
   contents do not exist, which a list never notices (%s to 1,000, %s to
-  100,000). Orthanc: its own REST API (`+"`POST /instances`"+`), as a clinic fills it,
-  from 16 clients, each sending whole studies as a modality does: small
-  CT-like instances (64 x 64 pixels), a hundred to a patient, study and
-  series (%s to 1,000, %s to 100,000; Orthanc answered 500 or 503, a
+  100,000). The studies likewise, each with a StudyInstanceUID and its
+  facts (description, date, modality, one series, one instance), without
+  the sealed patient facts or instance rows, which a study search does not
+  read (%s to 1,000, %s more to 100,000). Orthanc: its own REST API (`+"`POST /instances`"+`), as a clinic fills it,
+  from 16 clients: small CT-like instances (64 x 64 pixels), each its own
+  patient's, study and series, so its instances and its studies are as
+  many and one seeding serves both the list and the study searches (%s to
+  1,000, %s to 100,000; Orthanc answered 500 or 503, a
   transaction it could not serialize after its own retries, %d times, and
   those files were sent again, as a sender does); meanwhile Orthanc
   runs with SyncStorageArea off (no fsync per file), which changes nothing
   stored, and is restarted with its defaults before the measures.
 `, time.Now().UTC().Format("2006-01-02"), binaryVersion(), machine(), took.Round(time.Second),
-		minLoad(loads), maxLoad(loads), rows.String(), targets,
-		packageVersion("orthanc"), packageVersion("orthanc-postgresql"), fileSize, cache,
+		minLoad(loads), maxLoad(loads), rows.String(), studyRows.String(), slow.String(), targets,
+		packageVersion("orthanc"), packageVersion("orthanc-postgresql"), packageVersion("orthanc-dicomweb"), fileSize, cache,
+		peerStudyInstances, instanceSize,
 		seedTime["MediShare-small"].Round(time.Millisecond), seedTime["MediShare-large"].Round(time.Millisecond),
+		seedTime["MediShare-studies-small"].Round(time.Millisecond), seedTime["MediShare-studies-large"].Round(time.Millisecond),
 		seedTime["Orthanc-small"].Round(time.Second), seedTime["Orthanc-large"].Round(time.Second), or.resent.Load())
 }
 
