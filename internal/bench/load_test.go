@@ -311,6 +311,13 @@ func seedStudiesSQL(templateID string, from, to int) string {
 			seedStudyRoot, seedEpoch.Format(time.DateOnly), sqlTextArray(seedModalities), len(seedModalities)))
 }
 
+// seedStudyModalitiesSQL gives the seeded studies their rows in
+// study_modalities, as the server does when an instance joins a study.
+const seedStudyModalitiesSQL = `INSERT INTO study_modalities (image_id, modality, uploader_id, created_at)
+SELECT i.id, m, i.uploader_id, i.created_at FROM images i, jsonb_array_elements_text(i.study->'modalities') m
+WHERE i.study_uid IS NOT NULL
+ON CONFLICT DO NOTHING`
+
 // seedCopiesSQL is the statement of seedImagesSQL, the copies' contents
 // keys under prefix, with more columns and their values (over t, the
 // template, and g, the number).

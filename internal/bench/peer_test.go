@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 
 	"github.com/medishare/medishare/internal/medimg/synth"
 	"github.com/medishare/medishare/internal/testutil/orthanctest"
@@ -128,7 +126,6 @@ func BenchmarkPeer(b *testing.B) {
 		}
 
 		fillAll(b, systems, n, "studies", "studies-"+size, seedTime, func(s *peerSystem) (func(int), func() int) { return s.fillStudies, s.studies })
-		ms.explainSearches(b)
 		for _, s := range systems {
 			for _, q := range qidoQueries {
 				s.checkRows(b, s.qidoPath(q.query), 1, 10)
@@ -555,7 +552,7 @@ func newPeerMediShare(b *testing.B, port int) *peerMediShare {
 	seededStudies := 0
 	m.fillStudies = func(n int) {
 		have := m.studies()
-		execSQL(b, m.dbURL, append([]string{seedStudiesSQL(m.ids[0], seededStudies+1, seededStudies+n-have)}, vacuumAfterSeeding...)...)
+		execSQL(b, m.dbURL, append([]string{seedStudiesSQL(m.ids[0], seededStudies+1, seededStudies+n-have), seedStudyModalitiesSQL}, vacuumAfterSeeding...)...)
 		seededStudies += n - have
 	}
 	m.studyWays = []studyWay{
@@ -563,38 +560,6 @@ func newPeerMediShare(b *testing.B, port int) *peerMediShare {
 		m.stowWay(b, "stow10", 10, "/studies?patient="+patientID),
 	}
 	return m
-}
-
-// explainSearches logs the plans of the study searches' statements as
-// postgres.SearchStudies builds them for the provider's own studies, to
-// read beside their rates.
-func (m *peerMediShare) explainSearches(b *testing.B) {
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, m.dbURL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = conn.Close(ctx) }() // read only
-	var uploader string
-	if err := conn.QueryRow(ctx, "SELECT uploader_id::text FROM images WHERE id = $1", m.ids[0]).Scan(&uploader); err != nil {
-		b.Fatal(err)
-	}
-	const from = "SELECT i.* FROM images i WHERE i.study_uid IS NOT NULL AND i.uploader_id = $1"
-	for _, sql := range []string{
-		from + " ORDER BY i.created_at DESC, i.id LIMIT 10",
-		from + " AND (i.study->>'date') >= '20210101'::text AND (i.study->>'date') <= '20210131'::text ORDER BY (i.study->>'date') DESC, i.created_at DESC, i.id LIMIT 10",
-		from + " AND (i.study->'modalities') @> jsonb_build_array('MR'::text) ORDER BY i.created_at DESC, i.id LIMIT 10",
-	} {
-		rows, err := conn.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+sql, uploader)
-		if err != nil {
-			b.Fatal(err)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Logf("%s\n%s", sql, strings.Join(lines, "\n"))
-	}
 }
 
 // peerGet sends a GET and checks it answered 200 with a body.
