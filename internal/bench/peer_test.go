@@ -20,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/medishare/medishare/internal/medimg/synth"
 	"github.com/medishare/medishare/internal/testutil/orthanctest"
 	"github.com/medishare/medishare/internal/testutil/proctest"
