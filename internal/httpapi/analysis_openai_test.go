@@ -70,7 +70,7 @@ func newFakeModel(t *testing.T) *fakeModel {
 		case "error":
 			http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusInternalServerError)
 			return
-		case "slow": // never answers: the analyzer's timeout (a second here) ends the wait
+		case "slow": // never answers: the analyzer's timeout (five seconds here) ends the wait
 			<-r.Context().Done()
 			return
 		case "garbage":
@@ -118,7 +118,10 @@ type openAIWorld struct {
 func newOpenAIWorld(t *testing.T, apiKey string) openAIWorld {
 	t.Helper()
 	model := newFakeModel(t)
-	external, err := analysis.NewOpenAI(analysis.OpenAIConfig{BaseURL: model.URL + "/v1", APIKey: apiKey, Model: "test-vision", Timeout: time.Second})
+	external, err := analysis.NewOpenAI(analysis.OpenAIConfig{BaseURL: model.URL + "/v1", APIKey: apiKey, Model: "test-vision",
+		// Long enough for a 2 MiB answer to be read under -race on a busy
+		// machine (one second was not), short enough for the "slow" cases.
+		Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

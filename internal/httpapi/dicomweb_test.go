@@ -3,8 +3,8 @@ package httpapi_test
 import (
 	"archive/zip"
 	"bytes"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
