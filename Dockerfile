@@ -14,6 +14,11 @@ ARG VERSION=container
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
+# The sandboxed image decoders (JPEG 2000, JPEG-LS, lossless and 12-bit
+# JPEG): pinned sources compiled to WebAssembly, embedded in the binary.
+COPY scripts/codecs.sh scripts/apt-ensure.sh scripts/
+COPY scripts/codecs/ scripts/codecs/
+RUN scripts/codecs.sh
 COPY . .
 COPY --from=web /src/web/dist ./web/dist
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/medishare ./cmd/medishare

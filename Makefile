@@ -20,7 +20,7 @@ STEP  := scripts/step.sh $(STEPS)
 # on the network, PostgreSQL or a browser (downloads, apt, Playwright).
 TEST_JOBS ?= 3
 
-.PHONY: build web web-deps run test test-steps lint vet test-go test-short test-web web-lint web-typecheck web-unit test-e2e \
+.PHONY: codecs build web web-deps run test test-steps lint vet test-go test-short test-web web-lint web-typecheck web-unit test-e2e \
 	test-interop packages s3-server \
 	bench bench-peer soak check-generated generate tools db-stop clean
 
@@ -29,8 +29,14 @@ TEST_JOBS ?= 3
 # tools below use too: a first `make test` compiles the standard library and
 # the modules they share once. (The container image builds without cgo and
 # with -trimpath; see the Dockerfile.)
-build: web
+build: web codecs
 	@$(STEP) build-server go build -ldflags '$(GO_LDFLAGS)' -o bin/medishare ./cmd/medishare
+
+## codecs: the sandboxed image decoders (OpenJPEG, DCMTK's IJG and CharLS compiled to WebAssembly from pinned sources), which internal/medimg/codec embeds; a no-op when up to date
+# Every target that compiles Go depends on it: the package embeds the .wasm
+# files, which are build output and not in the repository.
+codecs:
+	@$(STEP) codecs scripts/codecs.sh
 
 # Type checking is left to `make test` (test-web), so it runs once.
 web: $(WEB_DEPS)
@@ -65,7 +71,7 @@ packages:
 		Orthanc:orthanc /usr/share/orthanc/plugins/libOrthancDicomWeb.so:orthanc-dicomweb
 
 ## lint: golangci-lint with .golangci.yml (the layers' import rules, every go vet analyzer, unused code, unchecked errors, staticcheck), then its self-test
-lint: $(GOLANGCI_LINT)
+lint: $(GOLANGCI_LINT) codecs
 	@$(STEP) lint $(GOLANGCI_LINT) run ./...
 	@$(STEP) lint-selftest scripts/lint-selftest.sh $(GOLANGCI_LINT)
 
@@ -77,7 +83,7 @@ vet: lint
 # first waits for it (scripts/s3.sh builds it once, under a lock).
 # internal/bench holds only benchmarks (make bench), which lint type-checks:
 # it is not linked here.
-test-go:
+test-go: codecs
 	@$(STEP) test-go go test -race -vet=off -count=1 -timeout 20m $$(go list ./... | grep -v '/internal/\(bench\|interop\)$$')
 
 ## test-interop: real DICOMweb clients against bin/medishare (Debian's Orthanc with its DICOMweb plugin stores, finds and retrieves a study)
@@ -88,7 +94,7 @@ test-interop: build packages
 	@$(STEP) test-interop go test -vet=off -count=1 -timeout 10m ./internal/interop/
 
 ## test-short: the fast tier of the Go tests (no real-process or long corpus tests), for the edit-test loop
-test-short: s3-server
+test-short: s3-server codecs
 	go test -short -vet=off -count=1 ./...
 
 s3-server:
@@ -152,4 +158,4 @@ db-stop:
 	-scripts/s3.sh stop data/s3-test
 
 clean: db-stop
-	rm -rf bin .tools web/dist/assets web/dist/index.html
+	rm -rf bin .tools web/dist/assets web/dist/index.html internal/medimg/codec/wasm/*.wasm internal/medimg/codec/wasm/.stamp

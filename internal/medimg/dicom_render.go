@@ -87,6 +87,8 @@ func dicomFrameBytes(pm pixelModule, g *dicomGuard, pixels int64) int64 {
 	case g.transferSyntax == tsRLE:
 		bytesPerSample := int64(max(pm.bitsAllocated, 8)+7) / 8
 		return n*samples*bytesPerSample + n + 128 + out
+	case usesSandbox(g.transferSyntax, g.frameHead):
+		return pixels + sandboxFrameBytes(g.transferSyntax, pm, pixels) + out
 	}
 	h, err := readJPEGHeader(bytes.NewReader(g.frameHead))
 	if err != nil {
@@ -218,7 +220,7 @@ func renderFrame(ds *dicom.Dataset, ts string, ja jpegAllowance) (img image.Imag
 		if ts == tsRLE {
 			return renderRLE(ds, info, p)
 		}
-		return renderEncapsulated(info, p, ja)
+		return renderEncapsulated(ds, ts, info, p, ja)
 	}
 	if !info.IntentionallyUnprocessed {
 		return nil, ErrNoPreview
@@ -425,10 +427,10 @@ func readLUT(ds *dicom.Dataset, descTag, dataTag tag.Tag) ([]uint8, int, bool) {
 	return lut, first, true
 }
 
-// renderEncapsulated decodes the first frame of JPEG-compressed pixel data
-// with the standard library's decoder (baseline and 8-bit extended); other
-// codecs (JPEG 2000, JPEG-LS, 12-bit or lossless JPEG) have no preview.
-func renderEncapsulated(info dicom.PixelDataInfo, p pixelModule, ja jpegAllowance) (image.Image, error) {
+// renderEncapsulated decodes the first frame of compressed pixel data: JPEG
+// baseline and 8-bit extended with the standard library's decoder, JPEG
+// 2000, JPEG-LS, lossless and 12-bit JPEG in the sandbox (renderSandboxed).
+func renderEncapsulated(ds *dicom.Dataset, ts string, info dicom.PixelDataInfo, p pixelModule, ja jpegAllowance) (image.Image, error) {
 	var data []byte
 	switch {
 	case len(info.Frames) == 0:
@@ -442,6 +444,14 @@ func renderEncapsulated(info dicom.PixelDataInfo, p pixelModule, ja jpegAllowanc
 		data = buf.Bytes()
 	default:
 		data = info.Frames[0].EncapsulatedData.Data
+	}
+	if usesSandbox(ts, data) {
+		// The plan counted the sandbox by the declared size; the frame
+		// must not be larger than the pixel data it planned for.
+		if sandboxFrameBytes(ts, p, int64(len(data))) > ja.allow {
+			return nil, ErrNoPreview
+		}
+		return renderSandboxed(ds, ts, data, p)
 	}
 	if !bytes.HasPrefix(data, []byte{0xFF, 0xD8}) {
 		return nil, ErrNoPreview

@@ -1,0 +1,2 @@
+/* Stands in for DCMTK's ofdefine.h. */
+#include "dcmtk/ofstd/ofexport.h"
