@@ -26,8 +26,11 @@ extern struct shim_result ijg_result;
 static void fail(j_common_ptr cinfo) { (void)cinfo; __builtin_trap(); }
 static void say(j_common_ptr cinfo, int level) { (void)cinfo; (void)level; }
 static void noop(j_decompress_ptr cinfo) { (void)cinfo; }
+static int truncated;
 static boolean fill(j_decompress_ptr cinfo) {
-	/* Past the end: an EOI marker, as libjpeg's own sources do; the decoder warns and stops. */
+	/* Past the end: an EOI marker, as libjpeg's own sources do; the decoder
+	 * would fill the rest with grey, but a damaged frame gets no preview. */
+	truncated = 1;
 	static const JOCTET eoi[2] = {0xFF, JPEG_EOI};
 	cinfo->src->next_input_byte = eoi;
 	cinfo->src->bytes_in_buffer = 2;
@@ -48,6 +51,7 @@ int DECODE(const uint8_t *in, uint32_t len, uint32_t want_w, uint32_t want_h, ui
 	struct jpeg_decompress_struct cinfo;
 	struct jpeg_error_mgr jerr;
 	struct jpeg_source_mgr src;
+	truncated = 0;
 	memset(&cinfo, 0, sizeof cinfo);
 	cinfo.err = jpeg_std_error(&jerr);
 	jerr.error_exit = fail;
@@ -90,6 +94,7 @@ int DECODE(const uint8_t *in, uint32_t len, uint32_t want_w, uint32_t want_h, ui
 	}
 	jpeg_finish_decompress(&cinfo);
 	jpeg_destroy_decompress(&cinfo);
+	if (truncated) return SHIM_DECODE; /* the frame ends early: no half image */
 	ijg_result.width = want_w;
 	ijg_result.height = want_h;
 	ijg_result.components = nc;

@@ -74,7 +74,8 @@ EXPORT("decode") int decode(const uint8_t *in, uint32_t len, uint32_t want_w, ui
 	opj_set_info_handler(codec, quiet, NULL);
 	opj_set_warning_handler(codec, quiet, NULL);
 	opj_set_error_handler(codec, quiet, NULL);
-	if (!opj_setup_decoder(codec, &params) || !opj_read_header(stream, codec, &img)) goto done;
+	/* Strict: a truncated codestream is an error, not a partial image. */
+	if (!opj_setup_decoder(codec, &params) || !opj_decoder_set_strict_mode(codec, OPJ_TRUE) || !opj_read_header(stream, codec, &img)) goto done;
 
 	/* The header must describe the frame DICOM declared before anything is decoded. */
 	uint32_t w = img->x1 - img->x0, h = img->y1 - img->y0;
