@@ -123,6 +123,19 @@ func New(ctx context.Context, p Parts) (*Stack, error) {
 	}
 	store.UseAuditChain(chain)
 	previews := medimg.NewPreviewer(p.PreviewBudget)
+	// The sandboxed image decoders compile in the background (a few hundred
+	// milliseconds of CPU), not on the first preview that needs one.
+	go func(logger *slog.Logger) {
+		took, err := medimg.WarmDecoders(context.WithoutCancel(ctx))
+		if logger == nil {
+			return
+		}
+		if err != nil {
+			logger.Warn("image decoders not compiled; JPEG 2000, JPEG-LS and lossless JPEG frames get no preview", "err", err)
+			return
+		}
+		logger.Info("image decoders compiled", "took", took.Round(time.Millisecond))
+	}(p.Logger)
 	services := service.New(service.Config{
 		Store: store, Blobs: p.Blobs, Keys: envelope, Texts: texts, Secrets: secrets, Passwords: secure.NewPasswords(4),
 		AuditChain: chain,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"image"
 	"math"
+	"time"
 
 	"github.com/suyashkumar/dicom"
 
@@ -100,4 +101,11 @@ func codecPixels(ts string, p pixelModule, f codec.Frame) pixelModule {
 		}
 	}
 	return p
+}
+
+// WarmDecoders compiles the sandboxed decoders (once a process), so that the
+// first preview of a JPEG 2000, JPEG-LS or lossless JPEG frame does not wait
+// for it; it returns how long compiling took.
+func WarmDecoders(ctx context.Context) (time.Duration, error) {
+	return codec.Compile(ctx)
 }

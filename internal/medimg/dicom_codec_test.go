@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/suyashkumar/dicom"
 	"github.com/suyashkumar/dicom/pkg/tag"
@@ -312,5 +313,21 @@ func BenchmarkSandboxDecode(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestSandboxDeadline: a decode that runs past codec.Timeout is stopped and
+// gives no preview.
+func TestSandboxDeadline(t *testing.T) {
+	old := codec.Timeout
+	codec.Timeout = time.Microsecond
+	t.Cleanup(func() { codec.Timeout = old })
+	ts, p, ds, frame, _ := firstFrame(t, readFixture(t, "JPEG2000.dcm"))
+	start := time.Now()
+	if _, err := renderSandboxed(ds, ts, frame, p); !errors.Is(err, ErrNoPreview) {
+		t.Errorf("renderSandboxed past its deadline = %v, want ErrNoPreview", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("stopped after %v", d)
 	}
 }
