@@ -69,9 +69,8 @@ func samplesOf(tb testing.TB, data []byte) []int64 {
 	s := sampler{data: raw, p: p}
 	out := make([]int64, n)
 	for i := range out {
-		pixel, c := i, 0
-		if p.planar {
-			pixel, c = i%(p.rows*p.cols), i/(p.rows*p.cols)
+		if p.planar { // one plane a sample: reorder to pixels' samples together
+			pixel, c := i%(p.rows*p.cols), i/(p.rows*p.cols)
 			out[pixel*p.samples+c] = s.at(i)
 			continue
 		}
