@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -329,4 +330,49 @@ func TestSandboxDeadline(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("stopped after %v", d)
 	}
+}
+
+// TestSandboxLargeFrames compresses a 2048 x 2048 16-bit frame with the
+// reference encoders (DCMTK's dcmcjpls and dcmcjpeg, GDCM's gdcmconv) and
+// decodes it in the sandbox: MemoryCap leaves the decoders room at scale,
+// and every sample comes back.
+func TestSandboxLargeFrames(t *testing.T) {
+	referenceTools(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "big.dcm")
+	if err := os.WriteFile(src, syntheticDICOM(2048, 2048, "Large^Frame"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := samplesOf(t, readFile(t, src))
+	for _, enc := range [][]string{
+		{"dcmcjpls"},
+		{"dcmcjpeg", "--encode-lossless"},
+		{"dcmcjpeg", "--encode-lossless-sv1"},
+		{"gdcmconv", "--j2k"},
+	} {
+		t.Run(enc[0]+" "+strings.Join(enc[1:], " "), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "c.dcm")
+			if b, err := exec.Command(enc[0], append(enc[1:], src, out)...).CombinedOutput(); err != nil {
+				t.Fatalf("%v: %v\n%s", enc, err, b)
+			}
+			data := readFile(t, out)
+			ts, p, _, frame, _ := firstFrame(t, data)
+			f, err := codec.Decode(context.Background(), ts, frame, p.cols, p.rows, p.samples, p.bitsAllocated)
+			if err != nil {
+				t.Fatalf("decode %s: %v", ts, err)
+			}
+			limit := codec.MemoryCap(ts, len(frame), p.cols, p.rows, p.samples, p.bitsAllocated)
+			t.Logf("%s: %d-byte frame, instance memory %d MiB of a %d MiB cap", ts, len(frame), f.MemoryUsed>>20, limit>>20)
+			compareSamples(t, "original", samplesOf(t, data), want, 0)
+		})
+	}
+}
+
+func readFile(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -96,10 +96,15 @@ func TestMemoryCap(t *testing.T) {
 	if small != minClass {
 		t.Errorf("cap of a 128x128 frame = %d, want the smallest class %d", small, minClass)
 	}
-	// A 4096 x 4096 16-bit JPEG 2000 frame: 12*16M + 32M + 2*in + 8M, rounded up.
-	big := MemoryCap(JPEG2000, 8<<20, 4096, 4096, 1, 16)
-	if big < 12*16<<20+32<<20 || big&(big-1) != 0 {
-		t.Errorf("cap of a 4096x4096 frame = %d", big)
+	// A 4096 x 4096 16-bit JPEG 2000 frame: 8*16M + 32M + 2*8M + 8M = 184 MiB, rounded up to 192.
+	if big := MemoryCap(JPEG2000, 8<<20, 4096, 4096, 1, 16); big != 192<<20 {
+		t.Errorf("cap of a 4096x4096 frame = %d MiB, want 192", big>>20)
+	}
+	for _, need := range []int64{minClass + 1, 20 << 20, 35 << 20, 100<<20 + 7, 1 << 30} {
+		c := class(need)
+		if c < need || c > need+need/4 || c%pageSize != 0 {
+			t.Errorf("class(%d) = %d", need, c)
+		}
 	}
 	if _, err := Decode(context.Background(), JPEG2000, []byte{0xFF, 0x4F}, 30000, 30000, 3, 16); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Decode of a frame declared 30000 x 30000 x 3 = %v, want ErrTooLarge", err)
