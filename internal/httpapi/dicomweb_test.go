@@ -521,4 +521,9 @@ func TestDICOMwebFrames(t *testing.T) {
 	if status, _ := frame(jurl, `multipart/related; type="application/octet-stream"`); status != http.StatusNotAcceptable {
 		t.Errorf("a compressed frame asked for uncompressed: %d", status)
 	}
+	// Rendered, it is decoded: a 12-bit JPEG, in the sandboxed IJG decoder.
+	resp, body := provider.Get(t, strings.TrimSuffix(jurl, "/frames/1")+"/rendered", map[string]string{"Accept": "image/png"})
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" || !bytes.HasPrefix(body, []byte("\x89PNG")) {
+		t.Errorf("the 12-bit JPEG instance rendered: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
 }
