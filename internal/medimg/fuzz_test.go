@@ -2,7 +2,9 @@ package medimg
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -114,6 +116,50 @@ func FuzzRLEAndOrientation(f *testing.F) {
 		}
 		if o := jpegOrientation(data); o < 1 || o > 8 {
 			t.Fatalf("orientation %d", o)
+		}
+	})
+}
+
+// sandboxFuzzFixtures are the compressed fixtures whose frames seed
+// FuzzSandboxFrame; each input is decoded as the frame of one of them.
+var sandboxFuzzFixtures = []string{
+	"CT_small_j2k.dcm", "US_rgb_j2k.dcm", "CT_small_jpegls.dcm", "US_rgb_jpegls_near.dcm",
+	"MR_small_lossless.dcm", "US_rgb_lossless_sv1.dcm", "JPEG-lossy.dcm",
+}
+
+// FuzzSandboxFrame feeds arbitrary frames to the sandboxed decoders (as the
+// frame of a fixture, with that fixture's header): they may refuse, or
+// render at the declared size, but never panic, hang or escape their memory.
+func FuzzSandboxFrame(f *testing.F) {
+	type target struct {
+		ts string
+		p  pixelModule
+	}
+	var targets []target
+	for i, name := range sandboxFuzzFixtures {
+		ts, p, _, frame, _ := firstFrame(f, readFixture(f, name))
+		targets = append(targets, target{ts, p})
+		f.Add(frame, uint8(i))
+		f.Add(frame[:len(frame)/3], uint8(i))
+	}
+	// Compile first: under the fuzzer's coverage instrumentation wazero's
+	// compiler is many times slower, and would stall the first inputs.
+	took, err := WarmDecoders(context.Background())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Logf("decoders compiled in %v", took)
+	f.Fuzz(func(t *testing.T, frame []byte, which uint8) {
+		tg := targets[int(which)%len(targets)]
+		img, err := renderSandboxed(nil, tg.ts, frame, tg.p)
+		if err != nil {
+			if !errors.Is(err, ErrNoPreview) {
+				t.Fatalf("unexpected error %v", err)
+			}
+			return
+		}
+		if b := img.Bounds(); b.Dx() != tg.p.cols || b.Dy() != tg.p.rows {
+			t.Fatalf("rendered %v, declared %dx%d", b, tg.p.cols, tg.p.rows)
 		}
 	})
 }
