@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,6 +130,7 @@ func TestSandboxPixelForPixel(t *testing.T) {
 		{file: "US_rgb_lossless_sv1.dcm", original: "ExplVR_BigEnd.dcm", tool: []string{"dcmdjpeg"}},
 		{file: "CT_small_j2k.dcm", original: "CT_small.dcm", tool: []string{"gdcmconv", "--raw"}},
 		{file: "US_rgb_j2k.dcm", original: "ExplVR_BigEnd.dcm", tool: []string{"gdcmconv", "--raw"}},
+		{file: "US_rgb_j2k_lossy.dcm", tool: []string{"gdcmconv", "--raw"}},
 		{file: "JPEG2000.dcm", tool: []string{"gdcmconv", "--raw"}},
 		{file: "JPEG-lossy.dcm", tool: []string{"dcmdjpeg"}},
 	}
@@ -144,7 +147,11 @@ func TestSandboxPixelForPixel(t *testing.T) {
 				// 2.5.0, DCMTK 3.6.7's IJG and CharLS) natively, and both
 				// use integer arithmetic (IJG's default islow IDCT, the
 				// 5-3 and the fixed-point 9-7 wavelet).
-				compareSamples(t, tc.tool[0], got, samplesOf(t, reference(t, tc.file, tc.tool...)), 0)
+				ref := reference(t, tc.file, tc.tool...)
+				compareSamples(t, tc.tool[0], got, samplesOf(t, ref), 0)
+				// And the preview is the reference's: the colour
+				// transforms (YBR_ICT here) are undone the same way.
+				samePreview(t, previewOf(t, tc.file), previewOfData(t, ref))
 			})
 		})
 	}
@@ -171,6 +178,35 @@ func compareSamples(t *testing.T, what string, got, want []int64, maxDiff int64)
 	}
 }
 
+func previewOfData(t *testing.T, data []byte) image.Image {
+	t.Helper()
+	var out bytes.Buffer
+	if err := preview(&out, data, DICOM, 1024); err != nil {
+		t.Fatalf("Preview: %v", err)
+	}
+	img, err := png.Decode(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+func samePreview(t *testing.T, got, want image.Image) {
+	t.Helper()
+	if got.Bounds() != want.Bounds() {
+		t.Fatalf("bounds %v, want %v", got.Bounds(), want.Bounds())
+	}
+	for y := want.Bounds().Min.Y; y < want.Bounds().Max.Y; y++ {
+		for x := want.Bounds().Min.X; x < want.Bounds().Max.X; x++ {
+			r0, g0, b0, _ := want.At(x, y).RGBA()
+			r1, g1, b1, _ := got.At(x, y).RGBA()
+			if r0 != r1 || g0 != g1 || b0 != b1 {
+				t.Fatalf("pixel (%d,%d) = %v, want %v", x, y, got.At(x, y), want.At(x, y))
+			}
+		}
+	}
+}
+
 // TestSandboxSameImage: a lossless compression renders exactly like its
 // uncompressed original.
 func TestSandboxSameImage(t *testing.T) {
@@ -183,17 +219,7 @@ func TestSandboxSameImage(t *testing.T) {
 		"US_rgb_lossless_sv1.dcm":   "ExplVR_BigEnd.dcm",
 	} {
 		t.Run(file, func(t *testing.T) {
-			a, b := previewOf(t, original), previewOf(t, file)
-			if a.Bounds() != b.Bounds() {
-				t.Fatalf("bounds %v, original %v", b.Bounds(), a.Bounds())
-			}
-			for y := a.Bounds().Min.Y; y < a.Bounds().Max.Y; y++ {
-				for x := a.Bounds().Min.X; x < a.Bounds().Max.X; x++ {
-					if a.At(x, y) != b.At(x, y) {
-						t.Fatalf("pixel (%d,%d) = %v, original %v", x, y, b.At(x, y), a.At(x, y))
-					}
-				}
-			}
+			samePreview(t, previewOf(t, file), previewOf(t, original))
 		})
 	}
 }
@@ -375,4 +401,32 @@ func readFile(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestSandboxLossyColour: a lossy JPEG 2000 frame with the irreversible
+// colour transform (YBR_ICT) comes out in the original's colours: close to
+// the uncompressed original on average, channel by channel.
+func TestSandboxLossyColour(t *testing.T) {
+	got, want := previewOf(t, "US_rgb_j2k_lossy.dcm"), previewOf(t, "ExplVR_BigEnd.dcm")
+	if got.Bounds() != want.Bounds() {
+		t.Fatalf("bounds %v, want %v", got.Bounds(), want.Bounds())
+	}
+	var sum [3]float64
+	b := want.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r0, g0, b0, _ := want.At(x, y).RGBA()
+			r1, g1, b1, _ := got.At(x, y).RGBA()
+			for c, d := range []int64{int64(r0>>8) - int64(r1>>8), int64(g0>>8) - int64(g1>>8), int64(b0>>8) - int64(b1>>8)} {
+				sum[c] += float64(max(d, -d))
+			}
+		}
+	}
+	n := float64(b.Dx() * b.Dy())
+	for c, s := range sum {
+		t.Logf("channel %d: mean difference %.2f", c, s/n)
+		if s/n > 4 {
+			t.Errorf("channel %d differs from the original by %.1f on average", c, s/n)
+		}
+	}
 }

@@ -61,6 +61,7 @@ func TestDICOMFixtures(t *testing.T) {
 		{file: "CT_small_j2k.dcm", modality: "CT", rows: 128, cols: 128, hasPixels: true, preview: wantGrey},
 		{file: "MR_small_lossless.dcm", modality: "MR", rows: 64, cols: 64, hasPixels: true, preview: wantGrey},
 		{file: "US_rgb_j2k.dcm", modality: "US", rows: 60, cols: 80, hasPixels: true, preview: wantColour},
+		{file: "US_rgb_j2k_lossy.dcm", modality: "US", rows: 60, cols: 80, hasPixels: true, preview: wantColour},
 		{file: "US_rgb_jpegls_near.dcm", modality: "US", rows: 60, cols: 80, hasPixels: true, preview: wantColour},
 		{file: "US_rgb_lossless_sv1.dcm", modality: "US", rows: 60, cols: 80, hasPixels: true, preview: wantColour},
 		{file: "rtplan.dcm", modality: "RTPLAN", preview: wantNone},
