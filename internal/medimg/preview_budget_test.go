@@ -164,6 +164,16 @@ func TestEstimatesCoverAllocations(t *testing.T) {
 		{name: "dicom jpeg", ct: DICOM, data: readFixture(t, "SC_rgb_jpeg.dcm")},
 		{name: "dicom palette", ct: DICOM, data: readFixture(t, "examples_palette.dcm")},
 		{name: "dicom CT", ct: DICOM, data: readFixture(t, "CT_small.dcm")},
+		// Decoded in the sandbox: the instance's memory counts among the
+		// allocations, and the plan reserves its whole cap.
+		{name: "dicom jpeg 2000", ct: DICOM, data: readFixture(t, "JPEG2000.dcm")},
+		{name: "dicom jpeg 2000 colour", ct: DICOM, data: readFixture(t, "US_rgb_j2k_lossy.dcm")},
+		{name: "dicom jpeg-ls", ct: DICOM, data: readFixture(t, "CT_small_jpegls.dcm")},
+		{name: "dicom jpeg lossless", ct: DICOM, data: readFixture(t, "CT_small_lossless_sv1.dcm")},
+		{name: "dicom jpeg 12-bit", ct: DICOM, data: readFixture(t, "JPEG-lossy.dcm")},
+	}
+	if _, err := WarmDecoders(context.Background()); err != nil { // compiling is once a process, not a render's
+		t.Fatal(err)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -82,7 +82,7 @@ var (
 
 const (
 	pageSize = 64 << 10
-	minClass = 16 << 20 // the smallest memory cap: the modules' code, stacks and tables
+	minClass = 8 << 20 // the smallest memory cap: the modules' data, stacks and tables
 )
 
 // Frame is a decoded frame: samples of each pixel together, little endian,
@@ -124,7 +124,7 @@ func MemoryCap(ts string, compressed, w, h, comps, bitsAllocated int) int64 {
 		// for a tiled image, in the tile being decoded; besides those, the
 		// codestream and the code-block buffers. (Measured: 6 bytes a
 		// sample, with the output, for a 2048 x 2048 16-bit frame.)
-		need = 8*n + out + 2*in + 8<<20
+		need = 8*n + out + 2*in + 4<<20
 	case JPEGLSLossless, JPEGLSNearLossles:
 		need = 2*out + in + 4<<20
 	default:
