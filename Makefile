@@ -65,10 +65,13 @@ test:
 # fill the gaps.
 test-steps: packages test-go s3-server web-unit test-e2e test-interop lint check-generated web-lint web-typecheck
 
-## packages: the Debian packages the tests use (PostgreSQL, Chromium, curl, Orthanc and its DICOMweb plugin), in one apt transaction
+## packages: the Debian packages the tests use (PostgreSQL, Chromium, curl, Orthanc and its DICOMweb plugin, DCMTK and GDCM as reference decoders), in one apt transaction
+# The Go tests install DCMTK and GDCM themselves when run alone (through the
+# same script and lock).
 packages:
 	@$(STEP) packages scripts/apt-ensure.sh '/usr/lib/postgresql/*/bin/initdb:postgresql' curl:curl chromium:chromium \
-		Orthanc:orthanc /usr/share/orthanc/plugins/libOrthancDicomWeb.so:orthanc-dicomweb
+		Orthanc:orthanc /usr/share/orthanc/plugins/libOrthancDicomWeb.so:orthanc-dicomweb \
+		dcmdjpeg:dcmtk gdcmconv:libgdcm-tools
 
 ## lint: golangci-lint with .golangci.yml (the layers' import rules, every go vet analyzer, unused code, unchecked errors, staticcheck), then its self-test
 lint: $(GOLANGCI_LINT) codecs
