@@ -108,7 +108,7 @@ func readSources(path string) ([]corpusSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	var out []corpusSource
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -138,7 +138,7 @@ func corpusFiles(dir string) ([]string, error) {
 		}
 		head := make([]byte, 132)
 		n, _ := io.ReadFull(f, head)
-		f.Close()
+		_ = f.Close() // read only
 		head = head[:n]
 		ext := strings.ToLower(filepath.Ext(path))
 		part10 := n == 132 && string(head[128:]) == "DICM"
