@@ -22,7 +22,7 @@ TEST_JOBS ?= 3
 
 .PHONY: codecs build web web-deps run test test-steps lint vet test-go test-short test-web web-lint web-typecheck web-unit test-e2e \
 	test-interop packages s3-server \
-	bench bench-peer soak check-generated generate tools db-stop clean
+	bench bench-peer bench-corpus soak check-generated generate tools db-stop clean
 
 ## build: the web app, then bin/medishare with the app embedded
 # With go's default flags, which golangci-lint's package loading and the
@@ -123,9 +123,14 @@ bench: build
 	BENCH_REPORT=$(CURDIR)/docs/performance.md go test -run '^$$' -bench 'BenchmarkTransfers|BenchmarkContents|BenchmarkPreviewMemory|BenchmarkLists|BenchmarkMessages' -benchtime 1x -timeout 60m ./internal/bench/
 	@cat docs/performance.md
 
-## bench-peer: MediShare beside Orthanc (installs Debian's orthanc, orthanc-postgresql and wrk); writes docs/performance.md
+## bench-peer: MediShare beside Orthanc (installs Debian's orthanc, orthanc-postgresql and wrk), then bench-corpus; writes docs/performance.md
 bench-peer: build
 	scripts/bench-peer.sh
+	scripts/bench-corpus.sh
+
+## bench-corpus: DICOM coverage on public Debian-packaged test files, beside Orthanc with its GDCM plugin (installs orthanc, orthanc-gdcm); writes docs/performance.md
+bench-corpus:
+	scripts/bench-corpus.sh
 
 ## soak: a mixed workload (sign-ins, lists, uploads, downloads, previews, shares, verifications, messages) at SOAK_RATE requests a second (50) for SOAK_DURATION (15m) against one real process: errors, p99 per route, the server's memory over time; writes docs/performance.md
 soak: build

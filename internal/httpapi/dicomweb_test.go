@@ -527,3 +527,41 @@ func TestDICOMwebFrames(t *testing.T) {
 		t.Errorf("the 12-bit JPEG instance rendered: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 }
+
+// TestDICOMwebStoresRawDatasets: STOW takes DICOM objects written without
+// the Part 10 wrapping (no preamble, no meta group), in each encoding, and
+// WADO gives them back as Part 10 with the dataset unchanged.
+func TestDICOMwebStoresRawDatasets(t *testing.T) {
+	t.Parallel()
+	app := apptest.New(t)
+	provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "dicom", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	rtstruct := read("rtstruct.dcm")
+	mr := read("MR_small.dcm")
+	metaLen := int(mr[140]) | int(mr[141])<<8 | int(mr[142])<<16 | int(mr[143])<<24
+	rawMR := mr[144+metaLen:] // MR_small without preamble and meta group
+	files := [][]byte{read("ExplVR_LitEndNoMeta.dcm"), read("ExplVR_BigEndNoMeta.dcm"), rtstruct, rawMR}
+	r := stow(t, provider, "?patient="+patient.ID, files)
+	if r.Status != http.StatusOK || len(sequence(r, "00081199")) != len(files) || len(sequence(r, "00081198")) != 0 {
+		t.Fatalf("stow: %d %s", r.Status, r.Raw)
+	}
+	_, sets := qido(t, provider, "/dicomweb/instances?SOPClassUID=1.2.840.10008.5.1.4.1.1.481.3")
+	if len(sets) != 1 {
+		t.Fatalf("%d RT structure sets found", len(sets))
+	}
+	url := fmt.Sprintf("/dicomweb/studies/%s/series/%s/instances/%s", value(sets[0], "0020000D"), value(sets[0], "0020000E"), value(sets[0], "00080018"))
+	resp, body := provider.Get(t, url, map[string]string{"Accept": `multipart/related; type="application/dicom"`})
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("retrieve: %d %s", resp.StatusCode, body)
+	}
+	got := parts(t, resp, body)
+	if len(got) != 1 || len(got[0]) < 132 || string(got[0][128:132]) != "DICM" || !bytes.HasSuffix(got[0], rtstruct) {
+		t.Fatalf("retrieved %d parts, not the wrapped RT structure set", len(got))
+	}
+}

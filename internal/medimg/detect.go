@@ -22,6 +22,11 @@ const dicomPrefixLen = 132 // preamble + "DICM"
 // name's extension agrees: .jpg/.jpeg for JPEG, .png, .pdf, and for DICOM
 // .dcm, .dicom or no extension at all.
 //
+// DICOM is a Part 10 file ("DICM" after the preamble) or a raw dataset
+// without preamble or meta group whose first elements prove it one, in
+// implicit VR little endian, explicit VR little endian or explicit VR big
+// endian (dicom_raw.go); Clean wraps the latter into Part 10.
+//
 // Anything else, a mismatch or an empty file is an EUNSUPPORTED error with
 // the product's invalid-type message.
 func Detect(head []byte, filename string) (contentType string, err error) {
@@ -32,6 +37,11 @@ func Detect(head []byte, filename string) (contentType string, err error) {
 	if len(head) >= dicomPrefixLen && bytes.Equal(head[128:dicomPrefixLen], magicDICOM) &&
 		(ext == ".dcm" || ext == ".dicom" || ext == "") {
 		return DICOM, nil
+	}
+	if ext == ".dcm" || ext == ".dicom" || ext == "" {
+		if _, ok := rawDatasetEncoding(head); ok {
+			return DICOM, nil
+		}
 	}
 	switch {
 	case bytes.HasPrefix(head, magicJPEG) && (ext == ".jpg" || ext == ".jpeg"):

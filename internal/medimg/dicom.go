@@ -24,8 +24,13 @@ var parseBudget = 10 * time.Second
 
 // cleanDICOM stores the file with its preamble zeroed (CVE-2019-11687: the
 // preamble can hold an executable header) while the header is parsed from the
-// same stream.
+// same stream. A raw dataset (no preamble, no meta group) is stored wrapped
+// into Part 10 with a generated meta group (asPart10).
 func cleanDICOM(dst io.Writer, src io.Reader) (Info, error) {
+	src, err := asPart10(src)
+	if err != nil {
+		return Info{}, err
+	}
 	bw := bufio.NewWriterSize(dst, copyBufSize)
 	ds, g, err := parseDICOM(src, bw, false)
 	if err != nil {

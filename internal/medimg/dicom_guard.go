@@ -85,13 +85,28 @@ const (
 // Bounds on what the guard lets the library read. Uploads are at most 10 MiB;
 // only a deflated dataset can be larger once inflated.
 const (
-	maxMetaLength     = 64 << 10 // file meta group
-	maxValueLength    = 16 << 20 // one non-pixel value
-	maxNumericLength  = 1 << 20  // one US/UL/SS/SL/FL/FD/AT list: the library stores 8 bytes per 2
-	maxRetained       = 64 << 20 // all values the library keeps
-	maxPixelBytes     = 32 << 20 // pixel data read into memory for a preview
-	maxElements       = 100_000
-	maxDeflateTrailer = 64 // bytes after a deflated dataset
+	maxMetaLength    = 64 << 10 // file meta group
+	maxValueLength   = 16 << 20 // one non-pixel value
+	maxNumericLength = 1 << 20  // one US/UL/SS/SL/FL/FD/AT list: the library stores 8 bytes per 2
+	maxRetained      = 64 << 20 // all values the library keeps
+	maxPixelBytes    = 32 << 20 // pixel data read into memory for a preview
+	// Elements are bounded by what the library keeps for them, not by a
+	// count tuned to images: an RT Structure Set holds some 13 elements
+	// per contour (item, image reference sequence and item, delimiters,
+	// geometry, point count, number, data), and planning systems write
+	// tens of thousands of contours, 150 000 to 400 000 elements in a
+	// 10 MiB file, where an image has a few hundred. suyashkumar/dicom
+	// allocates some 180 bytes per element (measured on v1.1.0, empty
+	// elements and empty items alike: TestElementCost), counted here as
+	// elementCost. The header's values and its elements together stay
+	// within maxParserMemory, and the count within maxElements (a file of
+	// nothing but empty 8-byte elements: 4 MiB, some 90 MB of elements),
+	// so the worst case costs about what the former 64 MiB of values and
+	// 100 000 elements did (some 82 MB).
+	elementCost       = 192
+	maxElements       = 500_000
+	maxParserMemory   = 96 << 20 // maxRetained of values plus elementCost per element
+	maxDeflateTrailer = 64       // bytes after a deflated dataset
 	maxSeqDepth       = 16
 	maxFrameHead      = 64 << 10 // kept of a compressed frame's start: its JPEG headers
 )
@@ -235,7 +250,7 @@ func (g *dicomGuard) step() error {
 		return errStructure
 	}
 	g.elements++
-	if g.elements > maxElements {
+	if g.elements > maxElements || g.parserMemory() > maxParserMemory {
 		return errBounds
 	}
 	if err := g.element(t, vr, vl); err != nil {
@@ -327,7 +342,7 @@ func (g *dicomGuard) value(vl uint32, max int64, weight int64) error {
 		return errBounds
 	}
 	g.retained += n * weight
-	if g.retained > maxRetained {
+	if g.retained > maxRetained || g.parserMemory() > maxParserMemory {
 		return errBounds
 	}
 	if limit := g.limit(); limit >= 0 && g.pos+n > limit {
@@ -335,6 +350,12 @@ func (g *dicomGuard) value(vl uint32, max int64, weight int64) error {
 	}
 	g.remaining = n
 	return nil
+}
+
+// parserMemory is what the library keeps of the header so far: its values
+// and its elements.
+func (g *dicomGuard) parserMemory() int64 {
+	return g.retained + elementCost*int64(g.elements)
 }
 
 // push opens a container after checking it fits in its parent and does not

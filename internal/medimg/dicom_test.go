@@ -42,6 +42,7 @@ func TestDICOMFixtures(t *testing.T) {
 		rows, cols int    // 0 to skip
 		hasPixels  bool
 		preview    string
+		raw        string // a raw dataset: the transfer syntax its wrapping must name
 	}{
 		{file: "CT_small.dcm", modality: "CT", rows: 128, cols: 128, hasPixels: true, preview: wantGrey},
 		{file: "MR_small.dcm", modality: "MR", rows: 64, cols: 64, hasPixels: true, preview: wantGrey},
@@ -68,7 +69,12 @@ func TestDICOMFixtures(t *testing.T) {
 		{file: "test-SR.dcm", modality: "SR", preview: wantNone},
 		{file: "waveform_ecg.dcm", modality: "ECG", preview: wantNone},
 		{file: "MR_truncated.dcm", cleanErr: true},
+		// A raw dataset one byte off (a stray space before its first
+		// element): nothing proves where its elements start.
 		{file: "no_meta.dcm", detectErr: true},
+		{file: "ExplVR_LitEndNoMeta.dcm", modality: "RTPLAN", raw: tsExplicitLE, preview: wantNone},
+		{file: "ExplVR_BigEndNoMeta.dcm", modality: "RTPLAN", raw: tsExplicitBE, preview: wantNone},
+		{file: "rtstruct.dcm", modality: "RTSTRUCT", raw: tsImplicitLE, preview: wantNone},
 	}
 
 	// Every fixture in the folder must have a case.
@@ -109,9 +115,13 @@ func TestDICOMFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Clean: %v", err)
 			}
-			checkStored(t, data, stored.Bytes())
+			if tc.raw != "" {
+				checkWrapped(t, data, stored.Bytes(), tc.raw)
+			} else {
+				checkStored(t, data, stored.Bytes())
+			}
 			checkInfo(t, info, tc.modality, tc.rows, tc.cols, tc.hasPixels)
-			checkNoPHI(t, data, info)
+			checkNoPHI(t, stored.Bytes(), info)
 
 			var out bytes.Buffer
 			err = preview(&out, stored.Bytes(), DICOM, 256)
@@ -131,6 +141,33 @@ func checkStored(t *testing.T, upload, stored []byte) {
 	}
 	if !bytes.Equal(stored[128:], upload[128:]) {
 		t.Error("stored form differs from the upload after the preamble")
+	}
+}
+
+// checkWrapped: a raw dataset is stored whole after a zero preamble, "DICM"
+// and a meta group naming the syntax and the dataset's own SOP UIDs.
+func checkWrapped(t *testing.T, upload, stored []byte, ts string) {
+	t.Helper()
+	if len(stored) < dicomPrefixLen || !bytes.Equal(stored[:128], make([]byte, 128)) || string(stored[128:132]) != "DICM" {
+		t.Fatal("stored form is not Part 10")
+	}
+	if !bytes.HasSuffix(stored, upload) {
+		t.Fatal("stored form does not end with the upload")
+	}
+	meta := stored[dicomPrefixLen : len(stored)-len(upload)]
+	tsOff, tsLen, err := walkMeta(meta)
+	if err != nil {
+		t.Fatalf("meta group: %v", err)
+	}
+	if got := strings.TrimRight(string(meta[tsOff:tsOff+tsLen]), "\x00"); got != ts {
+		t.Errorf("transfer syntax %q, want %q", got, ts)
+	}
+	e, _ := rawDatasetEncoding(upload)
+	class, instance := e.sopUIDs(upload)
+	for _, u := range []string{class, instance} {
+		if u == "" || !bytes.Contains(meta, uidValue(u)) {
+			t.Errorf("meta group lacks the dataset's UID %q", u)
+		}
 	}
 }
 
@@ -313,6 +350,7 @@ func TestDICOMPreambleZeroed(t *testing.T) {
 // TestDICOMGuard: headers that would make the library allocate or recurse
 // without bound are refused before the library sees them.
 func TestDICOMGuard(t *testing.T) {
+	untimedParse(t) // the "too many elements" case
 	hugeString := dicomElement(0x0008, 0x1030, "UT", nil)
 	copy(hugeString[8:], []byte{0xF0, 0xFF, 0xFF, 0x7F}) // claims 2 GiB
 	hugeInts := dicomElement(0x0028, 0x3006, "OW", nil)

@@ -19,7 +19,8 @@ var fuzzFixtures = []string{
 	"CT_small.dcm", "MR_small.dcm", "MR_small_implicit.dcm", "MR_small_bigendian.dcm",
 	"MR_small_RLE.dcm", "JPEG-lossy.dcm", "JPEG2000.dcm", "SC_rgb_jpeg.dcm",
 	"SC_rgb_small_odd.dcm", "ExplVR_BigEnd.dcm", "image_dfl.dcm", "rtplan.dcm",
-	"test-SR.dcm", "MR_truncated.dcm", "no_meta.dcm",
+	"test-SR.dcm", "MR_truncated.dcm", "no_meta.dcm", "ExplVR_LitEndNoMeta.dcm",
+	"ExplVR_BigEndNoMeta.dcm", "rtstruct.dcm",
 	"CT_small_jpegls.dcm", "US_rgb_jpegls_near.dcm", "MR_small_lossless.dcm", "US_rgb_lossless_sv1.dcm", "US_rgb_j2k.dcm",
 }
 

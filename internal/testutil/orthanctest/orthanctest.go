@@ -33,6 +33,7 @@ import (
 var Packages = map[string]string{
 	"orthanc":            "Orthanc:orthanc",
 	"orthanc-dicomweb":   "/usr/share/orthanc/plugins/libOrthancDicomWeb.so:orthanc-dicomweb",
+	"orthanc-gdcm":       "/usr/share/orthanc/plugins/libOrthancGdcm.so:orthanc-gdcm",
 	"orthanc-postgresql": "/usr/share/orthanc/plugins/libOrthancPostgreSQLIndex.so:orthanc-postgresql",
 }
 

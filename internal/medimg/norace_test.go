@@ -1,0 +1,5 @@
+//go:build !race
+
+package medimg
+
+const raceEnabled = false
