@@ -129,7 +129,7 @@ bench-peer: build
 	scripts/bench-corpus.sh
 
 ## bench-corpus: DICOM coverage on public Debian-packaged test files, beside Orthanc with its GDCM plugin (installs orthanc, orthanc-gdcm); writes docs/performance.md
-bench-corpus:
+bench-corpus: codecs
 	scripts/bench-corpus.sh
 
 ## soak: a mixed workload (sign-ins, lists, uploads, downloads, previews, shares, verifications, messages) at SOAK_RATE requests a second (50) for SOAK_DURATION (15m) against one real process: errors, p99 per route, the server's memory over time; writes docs/performance.md
