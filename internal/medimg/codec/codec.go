@@ -39,7 +39,7 @@ const (
 	JPEGLossless      = "1.2.840.10008.1.2.4.57"
 	JPEGLosslessSV1   = "1.2.840.10008.1.2.4.70"
 	JPEGLSLossless    = "1.2.840.10008.1.2.4.80"
-	JPEGLSNearLossles = "1.2.840.10008.1.2.4.81"
+	JPEGLSNearLossless = "1.2.840.10008.1.2.4.81"
 	JPEG2000Lossless  = "1.2.840.10008.1.2.4.90"
 	JPEG2000          = "1.2.840.10008.1.2.4.91"
 )
@@ -49,7 +49,7 @@ func module(ts string) (string, bool) {
 	switch ts {
 	case JPEG2000Lossless, JPEG2000:
 		return "openjpeg", true
-	case JPEGLSLossless, JPEGLSNearLossles:
+	case JPEGLSLossless, JPEGLSNearLossless:
 		return "charls", true
 	case JPEGLossless, JPEGLosslessSV1, JPEGExtended12:
 		return "ijg", true
@@ -125,7 +125,7 @@ func MemoryCap(ts string, compressed, w, h, comps, bitsAllocated int) int64 {
 		// codestream and the code-block buffers. (Measured: 6 bytes a
 		// sample, with the output, for a 2048 x 2048 16-bit frame.)
 		need = 8*n + out + 2*in + 4<<20
-	case JPEGLSLossless, JPEGLSNearLossles:
+	case JPEGLSLossless, JPEGLSNearLossless:
 		need = 2*out + in + 4<<20
 	default:
 		// A multi-scan (progressive or non-interleaved) JPEG keeps every
