@@ -54,10 +54,10 @@ type DICOMInfo struct {
 // identifiers, and the study-level facts a DICOMweb search matches on.
 type DICOMIdentity struct {
 	StudyInstanceUID, SeriesInstanceUID, SOPInstanceUID, SOPClassUID string
-	SeriesNumber, InstanceNumber                                   *int
-	SeriesDescription                                              string
-	StudyDate, StudyTime, AccessionNumber, StudyID                 string
-	ReferringPhysicianName                                         string
+	SeriesNumber, InstanceNumber                                     *int
+	SeriesDescription                                                string
+	StudyDate, StudyTime, AccessionNumber, StudyID                   string
+	ReferringPhysicianName                                           string
 }
 
 // DICOMPatient is what a file says of its patient: health information.

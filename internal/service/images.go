@@ -98,7 +98,7 @@ type UploadForm interface {
 // upload is one upload in progress.
 type upload struct {
 	caption, patientID string
-	image              *domain.Image    // the stored contents, not yet recorded
+	image              *domain.Image     // the stored contents, not yet recorded
 	dicom              *medimg.DICOMInfo // what a DICOM file says of itself
 }
 

@@ -120,7 +120,9 @@ func (s *PreviewService) Preview(ctx context.Context, p *domain.Principal, id st
 
 // Render renders a preview of contents whose access is recorded (an
 // instance of a study, say) without keeping it.
-func (s *PreviewService) Render(ctx context.Context, c *Contents) ([]byte, error) { return s.render(ctx, c) }
+func (s *PreviewService) Render(ctx context.Context, c *Contents) ([]byte, error) {
+	return s.render(ctx, c)
+}
 
 // render renders the preview of contents the caller may read. The
 // renderer reads the contents twice (the header, which sets the memory to

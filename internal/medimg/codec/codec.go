@@ -35,13 +35,13 @@ var modules embed.FS
 
 // Transfer syntaxes this package decodes.
 const (
-	JPEGExtended12    = "1.2.840.10008.1.2.4.51" // 12-bit lossy JPEG (8-bit frames are Go's)
-	JPEGLossless      = "1.2.840.10008.1.2.4.57"
-	JPEGLosslessSV1   = "1.2.840.10008.1.2.4.70"
-	JPEGLSLossless    = "1.2.840.10008.1.2.4.80"
+	JPEGExtended12     = "1.2.840.10008.1.2.4.51" // 12-bit lossy JPEG (8-bit frames are Go's)
+	JPEGLossless       = "1.2.840.10008.1.2.4.57"
+	JPEGLosslessSV1    = "1.2.840.10008.1.2.4.70"
+	JPEGLSLossless     = "1.2.840.10008.1.2.4.80"
 	JPEGLSNearLossless = "1.2.840.10008.1.2.4.81"
-	JPEG2000Lossless  = "1.2.840.10008.1.2.4.90"
-	JPEG2000          = "1.2.840.10008.1.2.4.91"
+	JPEG2000Lossless   = "1.2.840.10008.1.2.4.90"
+	JPEG2000           = "1.2.840.10008.1.2.4.91"
 )
 
 // module names the decoder of a transfer syntax.
