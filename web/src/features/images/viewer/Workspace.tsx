@@ -349,7 +349,7 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (helpOpen) return;
-      const target = event.target as HTMLElement | null;
+      const target = event.target instanceof Element ? event.target : null;
       if (target?.closest('input, select, textarea, [role="dialog"]')) return;
       const action = actionForKey(event);
       if (!action) return;
