@@ -2,9 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import { expectAccessible } from './support/a11y';
 import { signIn, uniqueId } from './support/accounts';
-import { apiSignIn } from './support/api';
+import { apiSignIn, bearer } from './support/api';
 import { demoAccount } from './support/demo';
 import { ctSeries, multiFrame } from './support/dicom';
+import { fixture, makeJpeg } from './support/files';
 import { card } from './support/view-images';
 import { canvasDigest, expectDrawn, storeStudy, userIdOf, watchProblems } from './support/viewer';
 
@@ -155,6 +156,46 @@ test.describe('viewer', () => {
     } finally {
       await context.close();
     }
+  });
+
+  test('a JPEG opens in the same viewer: zoom, rotate; a frame the server cannot send shows its preview', async ({ page }) => {
+    const problems = await watchProblems(page);
+    const provider = await demoAccount('healthProvider');
+    const session = await apiSignIn(page.request, provider);
+    const patient = await userIdOf(page.request, await apiSignIn(page.request, await demoAccount('patient')));
+    await page.goto('/');
+    const photo = await makeJpeg(page, 'Viewer JPEG');
+    const upload = await page.request.post('/api/upload/image', {
+      headers: bearer(session),
+      multipart: { caption: `Viewer JPEG ${uniqueId('e2e')}`, patientId: patient, file: photo },
+    });
+    expect(upload.status(), await upload.text()).toBe(201);
+    const jpeg = ((await upload.json()) as { data: { id: string } }).data.id;
+    // Big-endian: no frames over WADO-RS (415), the server's rendering instead.
+    const bigEndian = await storeStudy(
+      page.request,
+      session,
+      patient,
+      [await readFile(fixture('dicom/ExplVR_BigEnd.dcm'))],
+      `Viewer big-endian ${uniqueId('e2e')}`,
+    );
+
+    await signIn(page, provider);
+    await page.goto(`/viewer/${jpeg}`);
+    await expectDrawn(page);
+    const overlay = page.getByTestId('viewer-overlay');
+    const before = await canvasDigest(page);
+    await page.getByRole('button', { name: 'Rotate 90°' }).click();
+    await expect.poll(() => canvasDigest(page)).not.toBe(before);
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+    await expect(overlay.getByTestId('overlay-zoom')).toHaveText('Zoom 125%');
+
+    await page.goto(`/viewer/${bigEndian}`);
+    await expectDrawn(page);
+    await expect(overlay).toContainText('Shown as a preview image');
+
+    // The 415 of the frames is the one expected console error.
+    expect((await problems()).filter((problem) => !/status of 415/.test(problem))).toEqual([]);
   });
 
   test('an image the caller may not see shows the not-found state', async ({ page }) => {
