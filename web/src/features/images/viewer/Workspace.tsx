@@ -66,8 +66,15 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
   );
   const [stack, setStack] = useState<Stack | null>(null);
   const [index, setIndex] = useState(0);
+  // The image asked for last: key repeats come faster than React renders, so
+  // each step counts from here, not from the (older) rendered state.
+  const wantedRef = useRef(0);
+  const lastStepAt = useRef(0);
   const [voi, setVoi] = useState<VoiRange | null>(null);
   const [zoom, setZoom] = useState(1);
+  // The zoom of the image fitted to the viewport: the overlay's 100% (the
+  // CPU and GPU renderers count zoom from different origins).
+  const fitZoom = useRef(1);
   const [tool, setTool] = useState<PrimaryTool>(initialTool);
   const toolRef = useRef(tool);
   toolRef.current = tool;
@@ -126,6 +133,9 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
     const onNewImage = (event: Event) => {
       const detail = (event as CustomEvent<{ imageIdIndex: number; imageId: string }>).detail;
       setIndex(detail.imageIdIndex);
+      // The wheel and touch scroll move the stack themselves: follow them,
+      // unless a key's step is still on its way.
+      if (performance.now() - lastStepAt.current > 250) wantedRef.current = detail.imageIdIndex;
       setPreview(previewImageIds.has(detail.imageId));
       setLoadingImage(false);
     };
@@ -188,6 +198,7 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
       }
       setStack(next);
       setIndex(0);
+      wantedRef.current = 0;
       annotation.state.removeAllAnnotations();
       setMeasurements([]);
       await port.setStack(
@@ -199,6 +210,7 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
       const properties = port.getProperties();
       if (properties.voiRange) setVoi(properties.voiRange);
       setInverted(Boolean(properties.invert));
+      fitZoom.current = port.getZoom() || 1;
       setZoom(port.getZoom());
       if (element && next.frames.length > 1) {
         toolUtilities.stackPrefetch.setConfiguration({
@@ -224,6 +236,8 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
       const port = viewport();
       if (!port || total === 0) return;
       const clamped = Math.max(0, Math.min(total - 1, target));
+      wantedRef.current = clamped;
+      lastStepAt.current = performance.now();
       setIndex(clamped);
       void port.setImageIdIndex(clamped);
     },
@@ -236,7 +250,8 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
     const timer = window.setInterval(() => {
       const port = viewport();
       if (!port) return;
-      const next = (port.getCurrentImageIdIndex() + 1) % total;
+      const next = (wantedRef.current + 1) % total;
+      wantedRef.current = next;
       void port.setImageIdIndex(next);
     }, 1000 / fps);
     return () => window.clearInterval(timer);
@@ -274,9 +289,9 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
       }
       switch (action) {
         case 'next':
-          return go(index + 1);
+          return go(wantedRef.current + 1);
         case 'previous':
-          return go(index - 1);
+          return go(wantedRef.current - 1);
         case 'first':
           return go(0);
         case 'last':
@@ -333,6 +348,7 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
         case 'reset': {
           port.resetCamera();
           port.resetProperties();
+          fitZoom.current = port.getZoom() || 1;
           const properties = port.getProperties();
           if (properties.voiRange) setVoi(properties.voiRange);
           setInverted(Boolean(properties.invert));
@@ -342,7 +358,7 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
       port.render();
       setZoom(port.getZoom());
     },
-    [applyWindow, chooseTool, go, index, total, viewport],
+    [applyWindow, chooseTool, go, total, viewport],
   );
 
   // The keyboard shortcuts, while no dialog is open and no field has the focus.
@@ -480,7 +496,7 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
               </div>
               <div className="dv__corner dv__corner--br">
                 <p data-testid="overlay-window">{formatWindow(voi)}</p>
-                <p data-testid="overlay-zoom">{`Zoom ${Math.round(zoom * 100)}%`}</p>
+                <p data-testid="overlay-zoom">{`Zoom ${Math.round((zoom / fitZoom.current) * 100)}%`}</p>
               </div>
             </div>
             {loadingImage && !failure && <p className="dv__status">Loading the images…</p>}

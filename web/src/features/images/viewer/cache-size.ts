@@ -38,3 +38,8 @@ export function prefetchCount(cache: number, bytesPerImage: number, stackSize: n
   if (bytesPerImage <= 0) return 0;
   return Math.max(0, Math.min(stackSize, Math.floor((cache * 0.75) / bytesPerImage)));
 }
+
+/** Whether a WebGL renderer's name is a software rasteriser (SwiftShader, llvmpipe): no GPU behind it. */
+export function isSoftwareRenderer(renderer: string | null): boolean {
+  return renderer !== null && /swiftshader|llvmpipe|softpipe|software/i.test(renderer);
+}

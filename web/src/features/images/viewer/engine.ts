@@ -6,6 +6,7 @@ import {
   imageLoader,
   init as initCore,
   metaData,
+  setUseCPURendering,
   utilities,
   type Types,
 } from '@cornerstonejs/core';
@@ -23,7 +24,7 @@ import {
 } from '@cornerstonejs/tools';
 import { init as initDicomLoader, wadors } from '@cornerstonejs/dicom-image-loader';
 import { api, currentToken, tokenAfterUnauthorized } from '@/lib/api-client';
-import { cacheBytes, currentDevice } from './cache-size';
+import { cacheBytes, currentDevice, isSoftwareRenderer } from './cache-size';
 import { parseFrameImageId, renderedPath } from './urls';
 
 /** The frames shown as the server's rendered PNG (their frames could not be sent). */
@@ -41,6 +42,10 @@ export const FRAME_ACCEPT = 'multipart/related; type="application/octet-stream";
 export function startEngine(): Promise<void> {
   ready ??= (async () => {
     initCore();
+    // WebGL emulated on the CPU (SwiftShader, llvmpipe: no GPU, as in
+    // headless Chromium or a locked-down desktop) uploads each slice as a
+    // texture for nothing: Cornerstone's canvas renderer is faster there.
+    if (isSoftwareRenderer(webGLRenderer())) setUseCPURendering(true);
     cache.setMaxCacheSize(cacheBytes(currentDevice()));
     initDicomLoader({
       maxWebWorkers: Math.max(1, Math.min(4, Math.floor((navigator.hardwareConcurrency || 2) / 2))),
@@ -66,6 +71,19 @@ export function startEngine(): Promise<void> {
     for (const tool of [WindowLevelTool, ZoomTool, PanTool, StackScrollTool, LengthTool, AngleTool]) addTool(tool);
   })();
   return ready;
+}
+
+function webGLRenderer(): string | null {
+  try {
+    const gl = document.createElement('canvas').getContext('webgl2');
+    if (!gl) return null;
+    const info = gl.getExtension('WEBGL_debug_renderer_info');
+    const renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+    gl.getExtension('WEBGL_lose_context')?.loseContext();
+    return renderer;
+  } catch {
+    return null;
+  }
 }
 
 interface LoadObject {

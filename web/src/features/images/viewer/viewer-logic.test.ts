@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { inViewer } from '../media';
-import { cacheBytes, prefetchCount } from './cache-size';
+import { cacheBytes, isSoftwareRenderer, prefetchCount } from './cache-size';
 import { formatAngle, formatLength, measurementsOf } from './measurements';
 import { CT_PRESETS, formatWindow, presetOf, voiRangeOf, windowOf } from './presets';
 import { framesOf, orderInstances, type DicomJson } from './series';
@@ -44,6 +44,13 @@ describe('cache size', () => {
     expect(cacheBytes({ screenWidth: 375 })).toBe(128 * MB);
     expect(cacheBytes({ deviceMemory: 1, screenWidth: 1440 })).toBe(128 * MB);
     expect(cacheBytes({ deviceMemory: 0.5, screenWidth: 375 })).toBe(64 * MB);
+  });
+
+  it('tells a software WebGL from a GPU', () => {
+    expect(isSoftwareRenderer('ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero)), SwiftShader driver)')).toBe(true);
+    expect(isSoftwareRenderer('llvmpipe (LLVM 15.0.6, 256 bits)')).toBe(true);
+    expect(isSoftwareRenderer('ANGLE (Intel, Mesa Intel(R) UHD Graphics 620)')).toBe(false);
+    expect(isSoftwareRenderer(null)).toBe(false);
   });
 
   it('prefetches what fits in three quarters of the cache, at most the stack', () => {
