@@ -69,6 +69,7 @@ test('viewer: first image and scrolling of a 300-instance CT', async ({ page }) 
   const provider = await demoAccount('healthProvider');
   const session = await apiSignIn(page.request, provider);
   const patient = await userIdOf(page.request, await apiSignIn(page.request, await demoAccount('patient')));
+  const load = os.loadavg()[0];
   const uploadStart = Date.now();
   const id = await storeStudy(page.request, session, patient, ctSeries(SLICES, 'Viewer bench CT', 512), 'Viewer bench CT');
   const uploadSeconds = (Date.now() - uploadStart) / 1000;
@@ -105,13 +106,15 @@ test('viewer: first image and scrolling of a 300-instance CT', async ({ page }) 
 
 Measured by \`make bench-viewer\` (web/bench/viewer.bench.ts, part of \`make bench\`)
 on ${date} in Debian's headless Chromium (software rendering, no GPU) against the
-real server on loopback, ${os.cpus().length} cores: a synthetic CT series of ${SLICES}
+real server on loopback, ${os.cpus().length} cores (load average ${load.toFixed(1)} when it started: other
+work shares the machine, so the numbers move by a few images/s between runs): a synthetic CT series of ${SLICES}
 instances (512 x 512, 16 bits, explicit VR little endian; uploaded through STOW-RS in
 ${uploadSeconds.toFixed(0)} s). "First image" runs from the navigation to /viewer/{id} to
 the viewport's first drawn image: it includes the app's start, the session, the
 series' metadata (WADO-RS) and the first frame. Scrolling steps through the stack with
 the arrow key, one press per animation frame (the display's 60 Hz), and counts the
-images drawn per second. Targets: first image under 1 s,
+images drawn per second. Where WebGL is software (here SwiftShader) the viewer draws
+with Cornerstone's canvas renderer. Targets: first image under 1 s,
 30 images/s or more once cached.
 
 | measure | value |
