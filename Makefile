@@ -22,7 +22,7 @@ TEST_JOBS ?= 3
 
 .PHONY: codecs build web web-deps run test test-steps lint vet test-go test-short test-web web-lint web-typecheck web-unit test-e2e \
 	test-interop packages s3-server \
-	bench bench-peer bench-corpus soak check-generated generate tools db-stop clean
+	bench bench-viewer bench-peer bench-corpus soak check-generated generate tools db-stop clean
 
 ## build: the web app, then bin/medishare with the app embedded
 # With go's default flags, which golangci-lint's package loading and the
@@ -121,7 +121,13 @@ test-e2e: build packages
 bench: build
 	scripts/apt-ensure.sh wrk:wrk
 	BENCH_REPORT=$(CURDIR)/docs/performance.md go test -run '^$$' -bench 'BenchmarkTransfers|BenchmarkContents|BenchmarkPreviewMemory|BenchmarkLists|BenchmarkMessages' -benchtime 1x -timeout 60m ./internal/bench/
+	$(MAKE) --no-print-directory bench-viewer
 	@cat docs/performance.md
+
+## bench-viewer: the DICOM viewer in headless Chromium against the real binary: time to the first image of a 300-instance CT and images per second scrolling it; writes docs/performance.md
+bench-viewer: build packages
+	scripts/ensure-chromium.sh
+	cd web && BENCH_REPORT=$(CURDIR)/docs/performance.md npx playwright test --config bench/playwright.config.ts
 
 ## bench-peer: MediShare beside Orthanc (installs Debian's orthanc, orthanc-postgresql and wrk), then bench-corpus; writes docs/performance.md
 bench-peer: build

@@ -84,7 +84,7 @@ export default defineConfig([
     },
   },
   {
-    files: ['vite.config.ts', 'playwright.config.ts', 'e2e/**/*.ts', 'scripts/**/*.mjs', 'eslint.config.js'],
+    files: ['vite.config.ts', 'playwright.config.ts', 'e2e/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.mjs', 'eslint.config.js'],
     languageOptions: { globals: globals.node },
   },
   {

@@ -180,8 +180,11 @@ func withRecover(logger *slog.Logger) func(http.Handler) http.Handler {
 }
 
 // contentSecurityPolicy allows only the app's own files: no inline script or
-// style, no framing of the app by anyone (S21).
-const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; " +
+// style, no framing of the app by anyone (S21). 'wasm-unsafe-eval' lets the
+// viewer's decoding workers compile the WebAssembly codecs the app itself
+// serves (JPEG 2000, JPEG-LS, JPEG XL, HTJ2K, lossless JPEG); it allows no
+// eval() of JavaScript (docs/security.md S21).
+const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
 	"img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; media-src 'self' blob:; " +
 	"frame-src 'self' blob:; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; " +
 	"form-action 'self'; frame-ancestors 'none'"

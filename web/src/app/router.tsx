@@ -22,6 +22,7 @@ import { RequirePermission } from './RequirePermission';
 import { RootLayout } from './RootLayout';
 import { SessionGuard } from './SessionGuard';
 import { AppShell } from './shell/AppShell';
+import { ViewerRoute } from './ViewerRoute';
 import { ViewImagesRoute } from './ViewImagesRoute';
 
 /** Every route of product.md §2. */
@@ -50,6 +51,7 @@ export const routes: RouteObject[] = [
               { path: '/user-profile/:id?', element: <UserProfilePage /> },
               { path: '/upload', element: <UploadImagePage /> },
               { path: '/view-images', element: <ViewImagesRoute /> },
+              { path: '/viewer/:id', element: <ViewerRoute /> },
               { path: '/messages', element: <MessagesPage /> },
               {
                 element: <RequirePermission allowed={(user) => can(user, 'audit:read')} reason="You may not read the audit log." />,

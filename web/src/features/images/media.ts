@@ -68,3 +68,9 @@ export function studyCounts(series: number, instances: number): string {
 export function studyOf(image: Pick<MedicalImage, 'study'>): StudyFacts | null {
   return image.study && image.study.instances > 1 ? image.study : null;
 }
+
+/** Whether the DICOM viewer opens it: a study (or single DICOM instance) with pixels to fetch, a JPEG or a PNG. */
+export function inViewer(image: Pick<MedicalImage, 'study' | 'contentType' | 'image_url'>): boolean {
+  if (!image.image_url) return false;
+  return Boolean(image.study) || image.contentType === 'image/jpeg' || image.contentType === 'image/png';
+}

@@ -30,6 +30,8 @@ interface ImageCardProps {
   onHistory?: (image: MedicalImage) => void;
   /** Where "AI analysis" leads; without it the card does not offer it. */
   analysisHref?: string | null;
+  /** Where "Open viewer" leads (the DICOM viewer); without it the card does not offer it. */
+  viewerHref?: string | null;
   /** Opens the patient picker of a study without a patient; without it the card does not offer it. */
   onAssign?: (image: MedicalImage) => void;
 }
@@ -100,6 +102,7 @@ export function ImageCard({
   discussHref,
   onHistory,
   analysisHref,
+  viewerHref,
   onAssign,
 }: ImageCardProps) {
   const titleId = useId();
@@ -184,6 +187,11 @@ export function ImageCard({
             >
               View
             </button>
+          )}
+          {viewable && viewerHref && (
+            <Link className="btn btn--outline btn--small" to={viewerHref} aria-label={`Open ${caption} in the viewer`}>
+              Open viewer
+            </Link>
           )}
           {onAssign && (
             <button

@@ -27,6 +27,8 @@ interface ImageSectionProps {
   canSeeHistory?: (image: MedicalImage) => boolean;
   /** Where a card's "AI analysis" leads, or null for none. */
   analysisHref?: (image: MedicalImage) => string | null;
+  /** Where "Open viewer" leads (the DICOM viewer page); without it cards offer no viewer. */
+  viewerHref?: (image: MedicalImage) => string | null;
   /**
    * Offers "Choose patient" on the caller's studies without a patient
    * (GET /api/upload/unassigned; their list leaves them out), listed first,
@@ -57,6 +59,7 @@ export function ImageSection({
   onHistory,
   canSeeHistory,
   analysisHref,
+  viewerHref,
   onAssign,
   canAssign,
 }: ImageSectionProps) {
@@ -93,6 +96,7 @@ export function ImageSection({
       discussHref={discussHref?.(image)}
       onHistory={canSeeHistory?.(image) ? onHistory : undefined}
       analysisHref={analysisHref?.(image)}
+      viewerHref={viewerHref?.(image)}
       onAssign={assign ? onAssign : undefined}
       onDelete={(target) =>
         onDelete(target, {

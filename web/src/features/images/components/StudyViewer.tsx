@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
 import { Modal } from '@/components/Modal';
 import { Spinner } from '@/components/Spinner';
 import { formatDate } from '@/lib/format';
@@ -6,6 +7,7 @@ import type { MedicalImage, StudySeries } from '@/types/images';
 import { useListStudySeriesQuery } from '../api';
 import { fetchSeriesThumbnail } from '../dicomweb';
 import { captionOf, dicomDate, studyCounts } from '../media';
+import { viewerHref } from '../viewer/urls';
 
 /**
  * A series' thumbnail. The server wants the bearer token for it, so it is
@@ -61,13 +63,16 @@ export function StudyViewer({ image, onClose }: { image: MedicalImage; onClose: 
 
   return (
     <Modal title={caption} onClose={onClose} description={description} size="full">
-      {image.archive_url && (
-        <p className="study-viewer__download">
+      <p className="study-viewer__download">
+        <Link className="btn btn--primary btn--small" to={viewerHref(image.id)}>
+          Open in the viewer
+        </Link>{' '}
+        {image.archive_url && (
           <a className="btn btn--outline btn--small" href={image.archive_url} download>
             Download the study (ZIP)
           </a>
-        </p>
-      )}
+        )}
+      </p>
       {isFetching && !data && <Spinner label="Loading the series…" />}
       {!isFetching && isError && (
         <div className="form-error" role="alert">
@@ -88,6 +93,13 @@ export function StudyViewer({ image, onClose }: { image: MedicalImage; onClose: 
                   .filter(Boolean)
                   .join(' · ')}
               </p>
+              <Link
+                className="btn btn--outline btn--small"
+                to={viewerHref(image.id, series.seriesInstanceUid)}
+                aria-label={`Open ${seriesTitle(series)} in the viewer`}
+              >
+                Open in the viewer
+              </Link>
             </li>
           ))}
         </ul>

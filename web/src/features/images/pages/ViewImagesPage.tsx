@@ -14,7 +14,8 @@ import { ImageSection } from '../components/ImageSection';
 import { ImageViewer } from '../components/ImageViewer';
 import { StudyViewer } from '../components/StudyViewer';
 import { discussLink } from '../discuss';
-import { studyOf } from '../media';
+import { inViewer, studyOf } from '../media';
+import { viewerHref } from '../viewer/urls';
 import '@/components/forms.css';
 import '../images.css';
 
@@ -38,6 +39,11 @@ interface PendingDelete {
   image: MedicalImage;
   lastOnPage: boolean;
   goBack: () => void;
+}
+
+/** The DICOM viewer's page of an image it can show, or null. */
+function viewerLink(image: MedicalImage): string | null {
+  return inViewer(image) ? viewerHref(image.id) : null;
 }
 
 /**
@@ -134,6 +140,7 @@ export function ViewImagesPage({ sharing, historyDialog }: { sharing?: SharingSl
           discussHref={(image) => discussLink(image, 'uploaded', user?.id)}
           onHistory={historyDialog ? setHistory : undefined}
           canSeeHistory={canSeeHistory}
+          viewerHref={viewerLink}
           analysisHref={analysisHref}
           onAssign={setAssigning}
           canAssign={canShare}
@@ -153,6 +160,7 @@ export function ViewImagesPage({ sharing, historyDialog }: { sharing?: SharingSl
         discussHref={(image) => discussLink(image, 'shared', user?.id)}
         onHistory={historyDialog ? setHistory : undefined}
         canSeeHistory={canSeeHistory}
+        viewerHref={viewerLink}
         analysisHref={analysisHref}
       />
       {shown && studyOf(shown) && <StudyViewer image={shown} onClose={closeViewer} />}

@@ -1,0 +1,84 @@
+import { skipToken } from '@reduxjs/toolkit/query/react';
+import { useMemo } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { NotAllowed } from '@/components/NotAllowed';
+import { Spinner } from '@/components/Spinner';
+import { errorStatus, getErrorMessage } from '@/lib/api-client';
+import type { MedicalImage, StudySeries } from '@/types/images';
+import { useGetImageQuery, useListStudySeriesQuery } from '../api';
+import { captionOf } from '../media';
+import { Workspace, type ViewerSource } from './Workspace';
+import './viewer.css';
+
+function Gone({ status, error }: { status: number | undefined; error: unknown }) {
+  if (status === 403) return <NotAllowed backTo="/view-images" reason="You may not see this image." />;
+  return (
+    <section className="placeholder-card" aria-labelledby="viewer-missing-title">
+      <title>Image not found · MediShare</title>
+      <h1 id="viewer-missing-title">{status === 404 ? 'Image not found' : 'The image could not be opened'}</h1>
+      <p className="placeholder-card__note">
+        {status === 404
+          ? 'It does not exist, or it is not shared with you.'
+          : getErrorMessage(error, 'Please try again in a moment.')}
+      </p>
+      <Link to="/view-images" className="btn btn--primary">
+        Back to the images
+      </Link>
+    </section>
+  );
+}
+
+function isWebImage(image: MedicalImage): boolean {
+  return image.contentType === 'image/jpeg' || image.contentType === 'image/png';
+}
+
+function StudyWorkspace({ image, initialSeries }: { image: MedicalImage; initialSeries: string | null }) {
+  const { data: series, isError, error } = useListStudySeriesQuery(image.id);
+  const studyUid = image.study?.studyInstanceUid ?? '';
+  const source = useMemo<ViewerSource | null>(
+    () => (series ? { kind: 'study', studyUid, series: series as StudySeries[], initialSeries } : null),
+    [series, studyUid, initialSeries],
+  );
+  if (isError) return <Gone status={errorStatus(error)} error={error} />;
+  if (!source) return <Spinner label="Loading the series…" />;
+  return <Workspace source={source} title={captionOf(image)} />;
+}
+
+/** /viewer/:id: an image or study in the DICOM viewer; the server decides who may see it. */
+export default function ViewerPage() {
+  const { id } = useParams();
+  const [params] = useSearchParams();
+  const { currentData: image, error, isError, isFetching } = useGetImageQuery(id ?? skipToken);
+  // The signed URL of a web image is read once: the viewer keeps the decoded pixels.
+  const webUrl = image && isWebImage(image) ? image.image_url : null;
+  const webSource = useMemo<ViewerSource | null>(() => (webUrl ? { kind: 'web', url: webUrl } : null), [webUrl]);
+
+  if (!id) return <Gone status={404} error={null} />;
+  if (!image && isFetching) return <Spinner label="Opening the image…" />;
+  if (isError || !image) return <Gone status={errorStatus(error)} error={error} />;
+
+  const caption = captionOf(image);
+  let body;
+  if (!image.image_url) {
+    body = <p className="form-error">This image is not verified yet: enter the code from its share first.</p>;
+  } else if (image.study) {
+    body = <StudyWorkspace image={image} initialSeries={params.get('series')} />;
+  } else if (webSource) {
+    body = <Workspace source={webSource} title={caption} />;
+  } else {
+    body = <p className="form-error">This file opens in the images list, not in the viewer.</p>;
+  }
+
+  return (
+    <div className="viewer-page">
+      <title>{`${caption} · Viewer · MediShare`}</title>
+      <div className="viewer-page__head">
+        <h1 className="viewer-page__title">{caption}</h1>
+        <Link className="btn btn--outline btn--small" to="/view-images">
+          Back to the images
+        </Link>
+      </div>
+      {body}
+    </div>
+  );
+}
