@@ -441,8 +441,8 @@ func acceptsDICOM(accept string) bool {
 		return true
 	}
 	for _, item := range strings.Split(accept, ",") {
-		mt, params, err := mime.ParseMediaType(strings.TrimSpace(item))
-		if err != nil {
+		mt, params, ok := parseAcceptItem(item)
+		if !ok {
 			continue
 		}
 		switch {
@@ -453,6 +453,32 @@ func acceptsDICOM(accept string) bool {
 		}
 	}
 	return false
+}
+
+// parseAcceptItem reads one media range of an Accept header. DICOMweb
+// clients (Cornerstone's loader, OHIF and the viewers built on them) write
+// type=application/octet-stream unquoted, which RFC 2045's grammar and so
+// mime.ParseMediaType refuse; a value holding a slash is taken as written
+// instead of refusing the client.
+func parseAcceptItem(item string) (string, map[string]string, bool) {
+	item = strings.TrimSpace(item)
+	if mt, params, err := mime.ParseMediaType(item); err == nil {
+		return mt, params, true
+	}
+	parts := strings.Split(item, ";")
+	mt := strings.ToLower(strings.TrimSpace(parts[0]))
+	if !strings.Contains(mt, "/") {
+		return "", nil, false
+	}
+	params := map[string]string{}
+	for _, p := range parts[1:] {
+		k, v, found := strings.Cut(p, "=")
+		if !found {
+			return "", nil, false
+		}
+		params[strings.ToLower(strings.TrimSpace(k))] = strings.Trim(strings.TrimSpace(v), `"`)
+	}
+	return mt, params, true
 }
 
 // wadoRetrieve streams the instances byte for byte as stored, decrypted on
@@ -653,8 +679,8 @@ func acceptsFrames(accept, ts string) bool {
 		return true
 	}
 	for _, item := range strings.Split(accept, ",") {
-		mt, params, err := mime.ParseMediaType(strings.TrimSpace(item))
-		if err != nil {
+		mt, params, ok := parseAcceptItem(item)
+		if !ok {
 			continue
 		}
 		want := params["transfer-syntax"]

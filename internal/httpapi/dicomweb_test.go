@@ -518,6 +518,11 @@ func TestDICOMwebFrames(t *testing.T) {
 	if status != http.StatusOK || len(got) != 1 || !bytes.HasPrefix(got[0], []byte{0xFF, 0xD8}) {
 		t.Fatalf("a JPEG frame: %d %d", status, len(got))
 	}
+	// As Cornerstone's loader and OHIF write it: the type unquoted.
+	status, got = frame(jurl, `multipart/related; type=application/octet-stream; transfer-syntax=*`)
+	if status != http.StatusOK || len(got) != 1 || !bytes.HasPrefix(got[0], []byte{0xFF, 0xD8}) {
+		t.Fatalf("a JPEG frame asked for with an unquoted type: %d %d", status, len(got))
+	}
 	if status, _ := frame(jurl, `multipart/related; type="application/octet-stream"`); status != http.StatusNotAcceptable {
 		t.Errorf("a compressed frame asked for uncompressed: %d", status)
 	}
