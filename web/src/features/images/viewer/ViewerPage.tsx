@@ -1,5 +1,5 @@
 import { skipToken } from '@reduxjs/toolkit/query/react';
-import { useMemo } from 'react';
+import { useEffect, useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { NotAllowed } from '@/components/NotAllowed';
 import { Spinner } from '@/components/Spinner';
@@ -7,6 +7,7 @@ import { errorStatus, getErrorMessage } from '@/lib/api-client';
 import type { MedicalImage, StudySeries } from '@/types/images';
 import { useGetImageQuery, useListStudySeriesQuery } from '../api';
 import { captionOf } from '../media';
+import { startEngine } from './engine';
 import { Workspace, type ViewerSource } from './Workspace';
 import './viewer.css';
 
@@ -49,6 +50,12 @@ export default function ViewerPage() {
   const { id } = useParams();
   const [params] = useSearchParams();
   const { currentData: image, error, isError, isFetching } = useGetImageQuery(id ?? skipToken);
+  // The engine (workers, codecs, tools) starts while the image and its
+  // series are asked for; the workspace waits for the same start. A failure
+  // is shown there.
+  useEffect(() => {
+    startEngine().catch(() => undefined);
+  }, []);
   // The signed URL of a web image is read once: the viewer keeps the decoded pixels.
   const webUrl = image && isWebImage(image) ? image.image_url : null;
   const webSource = useMemo<ViewerSource | null>(() => (webUrl ? { kind: 'web', url: webUrl } : null), [webUrl]);

@@ -8,10 +8,37 @@ import { cacheBytes, currentDevice, prefetchCount } from './cache-size';
 import { createToolGroup, previewImageIds, setPrimaryTool, startEngine, type PrimaryTool, type ToolGroup } from './engine';
 import { measurementsOf, type Measurement } from './measurements';
 import { CT_PRESETS, formatWindow, presetOf, voiRangeOf, type VoiRange } from './presets';
-import { loadSeries, numberOf, TAG, textOf, type DicomJson, type Frame } from './series';
+import { loadSeries, numberOf, TAG, textOf, type DicomJson, type Frame, type LoadedSeries } from './series';
 import { actionForKey, keyLabel, SHORTCUTS, type ViewerAction } from './shortcuts';
 import { SeriesPanel } from './SeriesPanel';
 import { webImageId } from './urls';
+
+// A series' metadata is asked for as soon as the series is chosen, while the
+// engine starts, and taken once by the stack: the two do not wait on each
+// other, and the request is not sent twice.
+const seriesLoads = new Map<string, Promise<LoadedSeries>>();
+
+function seriesKey(study: string, series: string): string {
+  return `${study}/${series}`;
+}
+
+function askForSeries(study: string, series: string): Promise<LoadedSeries> {
+  const key = seriesKey(study, series);
+  let load = seriesLoads.get(key);
+  if (!load) {
+    load = loadSeries(study, series, (imageId, data) => wadors.metaDataManager.add(imageId, data as never));
+    // Its failure is reported by whoever takes it.
+    load.catch(() => undefined);
+    seriesLoads.set(key, load);
+  }
+  return load;
+}
+
+function takeSeries(study: string, series: string): Promise<LoadedSeries> {
+  const load = askForSeries(study, series);
+  seriesLoads.delete(seriesKey(study, series));
+  return load;
+}
 
 /** What the workspace shows: a study's series over WADO-RS, or one web image (JPEG, PNG). */
 export type ViewerSource =
@@ -94,6 +121,17 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
     const engine = engineRef.current;
     return engine ? ((engine.getViewport(ids.viewport) as Types.IStackViewport | undefined) ?? null) : null;
   }, [ids.viewport]);
+
+  // The chosen series' metadata, fetched while the engine starts.
+  const studyUid = source.kind === 'study' ? source.studyUid : null;
+  useEffect(() => {
+    if (!studyUid || !seriesUid) return;
+    void askForSeries(studyUid, seriesUid);
+    // Not taken (the page closed first): nothing keeps it.
+    return () => {
+      seriesLoads.delete(seriesKey(studyUid, seriesUid));
+    };
+  }, [studyUid, seriesUid]);
 
   // The engine, the viewport and its tools, once.
   useEffect(() => {
@@ -186,7 +224,7 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
         next = { frames: [{ imageId: webImageId(source.url), sop: '', instanceNumber: null, frame: 1, frames: 1 }], head: null, calibrated: false };
       } else {
         if (!seriesUid) return;
-        const loaded = await loadSeries(source.studyUid, seriesUid, (imageId, data) => wadors.metaDataManager.add(imageId, data as never), controller.signal);
+        const loaded = await takeSeries(source.studyUid, seriesUid);
         next = loaded;
         bytesPerFrame = loaded.bytesPerFrame;
       }
