@@ -1,52 +1,20 @@
-import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { Modal } from '@/components/Modal';
 import { Spinner } from '@/components/Spinner';
 import { formatDate } from '@/lib/format';
 import type { MedicalImage, StudySeries } from '@/types/images';
 import { useListStudySeriesQuery } from '../api';
-import { fetchSeriesThumbnail } from '../dicomweb';
 import { captionOf, dicomDate, studyCounts } from '../media';
+import { seriesTitle, useSeriesThumbnail } from '../series-thumbnail';
 import { viewerHref } from '../viewer/urls';
 
-/**
- * A series' thumbnail. The server wants the bearer token for it, so it is
- * fetched through the app's HTTP client and shown from an object URL, which
- * is revoked when the thumbnail goes away.
- */
 function SeriesThumbnail({ studyUid, series, alt }: { studyUid: string; series: StudySeries; alt: string }) {
-  const [src, setSrc] = useState<string | null>(null);
-  const [failed, setFailed] = useState(false);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    let url: string | null = null;
-    fetchSeriesThumbnail(studyUid, series.seriesInstanceUid, controller.signal)
-      .then((blob) => {
-        url = URL.createObjectURL(blob);
-        setSrc(url);
-      })
-      .catch((error: unknown) => {
-        if (controller.signal.aborted) return;
-        console.error('Failed to fetch a series thumbnail', error);
-        setFailed(true);
-      });
-    return () => {
-      controller.abort();
-      if (url) URL.revokeObjectURL(url);
-    };
-  }, [studyUid, series.seriesInstanceUid]);
-
+  const { src, failed } = useSeriesThumbnail(studyUid, series.seriesInstanceUid);
   return (
     <div className="study-series__thumb">
       {src ? <img src={src} alt={alt} /> : <p>{failed ? 'Preview not available.' : 'Loading preview…'}</p>}
     </div>
   );
-}
-
-function seriesTitle(series: StudySeries): string {
-  const number = series.seriesNumber === null ? 'Series' : `Series ${series.seriesNumber}`;
-  return series.description ? `${number}: ${series.description}` : number;
 }
 
 /** A study opened from its card: its facts, then each series with a thumbnail, modality and instance count. */

@@ -1,29 +1,9 @@
-import { useEffect, useState } from 'react';
 import type { StudySeries } from '@/types/images';
-import { fetchSeriesThumbnail } from '../dicomweb';
+import { seriesTitle, useSeriesThumbnail } from '../series-thumbnail';
 
 function Thumbnail({ studyUid, series }: { studyUid: string; series: StudySeries }) {
-  const [src, setSrc] = useState<string | null>(null);
-  useEffect(() => {
-    const controller = new AbortController();
-    let url: string | null = null;
-    fetchSeriesThumbnail(studyUid, series.seriesInstanceUid, controller.signal)
-      .then((blob) => {
-        url = URL.createObjectURL(blob);
-        setSrc(url);
-      })
-      .catch(() => undefined);
-    return () => {
-      controller.abort();
-      if (url) URL.revokeObjectURL(url);
-    };
-  }, [studyUid, series.seriesInstanceUid]);
+  const { src } = useSeriesThumbnail(studyUid, series.seriesInstanceUid);
   return <span className="dv-series__thumb">{src ? <img src={src} alt="" /> : null}</span>;
-}
-
-function seriesName(series: StudySeries): string {
-  const number = series.seriesNumber === null ? 'Series' : `Series ${series.seriesNumber}`;
-  return series.description ? `${number}: ${series.description}` : number;
 }
 
 /** The study's series, each with its thumbnail; the chosen one is pressed. */
@@ -50,7 +30,7 @@ export function SeriesPanel({
               onClick={() => onChoose(entry.seriesInstanceUid)}
             >
               <Thumbnail studyUid={studyUid} series={entry} />
-              <span className="dv-series__name">{seriesName(entry)}</span>
+              <span className="dv-series__name">{seriesTitle(entry)}</span>
               <span className="dv-series__facts">
                 {[entry.modality, `${entry.instances} ${entry.instances === 1 ? 'image' : 'images'}`].filter(Boolean).join(' · ')}
               </span>
