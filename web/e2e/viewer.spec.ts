@@ -29,7 +29,7 @@ test.describe('viewer', () => {
 
     await signIn(page, provider);
     await page.goto('/view-images');
-    await card(page, 'Uploaded Images', caption).getByRole('link', { name: `Open ${caption} in the viewer` }).click();
+    await card(page, 'Uploaded Images', caption).getByRole('link', { name: `Open viewer: ${caption}` }).click();
     await expect(page).toHaveURL(/\/viewer\//);
     await expectDrawn(page);
     const overlay = page.getByTestId('viewer-overlay');

@@ -189,7 +189,7 @@ export function ImageCard({
             </button>
           )}
           {viewable && viewerHref && (
-            <Link className="btn btn--outline btn--small" to={viewerHref} aria-label={`Open ${caption} in the viewer`}>
+            <Link className="btn btn--outline btn--small" to={viewerHref} aria-label={`Open viewer: ${caption}`}>
               Open viewer
             </Link>
           )}

@@ -64,7 +64,7 @@ export function StudyViewer({ image, onClose }: { image: MedicalImage; onClose: 
               <Link
                 className="btn btn--outline btn--small"
                 to={viewerHref(image.id, series.seriesInstanceUid)}
-                aria-label={`Open ${seriesTitle(series)} in the viewer`}
+                aria-label={`Open in the viewer: ${seriesTitle(series)}`}
               >
                 Open in the viewer
               </Link>
