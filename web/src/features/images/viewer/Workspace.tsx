@@ -9,7 +9,7 @@ import { createToolGroup, previewImageIds, setPrimaryTool, startEngine, type Pri
 import { measurementsOf, type Measurement } from './measurements';
 import { CT_PRESETS, formatWindow, presetOf, voiRangeOf, type VoiRange } from './presets';
 import { loadSeries, numberOf, TAG, textOf, type DicomJson, type Frame, type LoadedSeries } from './series';
-import { actionForKey, keyLabel, SHORTCUTS, type ViewerAction } from './shortcuts';
+import { actionForKey, keyLabel, shortcutOf, SHORTCUTS, type ViewerAction } from './shortcuts';
 import { SeriesPanel } from './SeriesPanel';
 import { webImageId } from './urls';
 
@@ -51,13 +51,13 @@ interface Stack {
   calibrated: boolean;
 }
 
-const TOOLS: { id: PrimaryTool; label: string; key: string }[] = [
-  { id: 'window', label: 'Window / level', key: 'W' },
-  { id: 'zoom', label: 'Zoom', key: 'Z' },
-  { id: 'pan', label: 'Pan', key: 'P' },
-  { id: 'scroll', label: 'Scroll', key: 'S' },
-  { id: 'length', label: 'Length', key: 'L' },
-  { id: 'angle', label: 'Angle', key: 'A' },
+const TOOLS: { id: PrimaryTool; label: string }[] = [
+  { id: 'window', label: 'Window / level' },
+  { id: 'zoom', label: 'Zoom' },
+  { id: 'pan', label: 'Pan' },
+  { id: 'scroll', label: 'Scroll' },
+  { id: 'length', label: 'Length' },
+  { id: 'angle', label: 'Angle' },
 ];
 
 const FPS_CHOICES = [5, 10, 15, 20, 30];
@@ -445,7 +445,7 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
               type="button"
               className="dv-btn"
               aria-pressed={tool === entry.id}
-              title={`${entry.label} (${entry.key})`}
+              title={`${entry.label} (${shortcutOf(`tool-${entry.id}`)})`}
               onClick={() => chooseTool(entry.id)}
             >
               {entry.label}

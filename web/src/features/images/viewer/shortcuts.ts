@@ -1,3 +1,5 @@
+import { CT_PRESETS } from './presets';
+
 // The viewer's keyboard shortcuts: one map, read by the key handler and by
 // the help dialog, so the two never disagree.
 
@@ -53,10 +55,21 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: ['f'], action: 'fullscreen', label: 'Full screen' },
   { keys: ['n'], action: 'identifiers', label: 'Show or hide patient identifiers' },
   { keys: ['?'], action: 'help', label: 'Keyboard shortcuts' },
-  { keys: ['1', '2', '3', '4', '5'], action: 'preset:', label: 'CT window presets (brain, lung, bone, abdomen, soft tissue)' },
+  {
+    keys: CT_PRESETS.map((preset) => preset.key),
+    action: 'preset:',
+    label: `CT window presets (${CT_PRESETS.map((preset) => preset.label.toLowerCase()).join(', ')})`,
+  },
 ];
 
-const PRESET_KEYS: Record<string, string> = { '1': 'brain', '2': 'lung', '3': 'bone', '4': 'abdomen', '5': 'soft-tissue' };
+// The presets name their own keys (presets.ts).
+const PRESET_KEYS: Record<string, string> = Object.fromEntries(CT_PRESETS.map((preset) => [preset.key, preset.id]));
+
+/** The first key of an action, as the help dialog writes it (for a button's title). */
+export function shortcutOf(action: ViewerAction): string {
+  const shortcut = SHORTCUTS.find((entry) => entry.action === action);
+  return shortcut ? keyLabel(shortcut.keys[0]) : '';
+}
 
 export interface KeyLike {
   key: string;
