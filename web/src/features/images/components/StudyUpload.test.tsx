@@ -47,14 +47,14 @@ const stowCalls = () => mock.history.post.filter((request) => request.url === '/
 
 async function chooseFolder(user: ReturnType<typeof userEvent.setup>, files = folder()) {
   renderRoute('/upload', { user: provider, token: 't' });
-  await user.upload(await screen.findByLabelText('A folder', {}, { timeout: 10_000 }), files);
+  await user.upload(await screen.findByLabelText('A folder'), files);
   return screen.findByRole('article', { name: 'CT CHEST' });
 }
 
 describe('/upload: a whole study', () => {
   it('offers files, a folder and a ZIP beside the single-file form', async () => {
     renderRoute('/upload', { user: provider, token: 't' });
-    const region = await screen.findByRole('region', { name: 'Upload a whole DICOM study' }, { timeout: 10_000 });
+    const region = await screen.findByRole('region', { name: 'Upload a whole DICOM study' });
     expect(within(region).getByLabelText('DICOM files or a ZIP')).toHaveAttribute('multiple');
     expect(within(region).getByLabelText('A folder')).toHaveAttribute('webkitdirectory');
     // The single-file form is as it was.

@@ -50,7 +50,7 @@ describe('/profile', () => {
 
     expect(await screen.findByRole('heading', { level: 2, name: 'Personal Information' })).toBeInTheDocument();
     // The tokens' part comes with its own chunk.
-    expect(await screen.findByRole('heading', { level: 2, name: 'Access tokens' }, { timeout: 10_000 })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { level: 2, name: 'Access tokens' })).toBeInTheDocument();
     expect(
       screen.getAllByRole('heading', { level: 2 }).map((heading) => heading.textContent),
     ).toEqual(['Personal Information', 'Adress', 'Medical Information', 'User Bio', 'Access history', 'Access tokens']);
