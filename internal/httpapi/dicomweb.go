@@ -541,7 +541,8 @@ func (a *api) openInstance(r *http.Request, in domain.Instance) (io.ReadCloser, 
 }
 
 // wadoMetadata answers each instance's data set in the DICOM JSON model,
-// read from the stored file, one instance at a time.
+// read from the stored file, one instance at a time, without fetching or
+// decrypting its pixels (a CT series' metadata opens the viewer).
 func (a *api) wadoMetadata(w http.ResponseWriter, r *http.Request) {
 	instances, err := a.wadoInstances(r, domain.ActionView)
 	if err != nil {
@@ -551,11 +552,12 @@ func (a *api) wadoMetadata(w http.ResponseWriter, r *http.Request) {
 	study := chi.URLParam(r, "study")
 	sets := make([]medimg.DICOMJSON, 0, len(instances))
 	for _, in := range instances {
-		body, err := a.openInstance(r, in)
+		c, err := a.Images.InstanceContents(in)
 		if err != nil {
 			writeError(w, r, err)
 			return
 		}
+		body := c.OpenWithoutPixels(r.Context(), in.PixelSpans)
 		ds, err := medimg.Metadata(body, a.dicomURL(r, study, in.SeriesUID, in.SOPUID))
 		_ = body.Close()
 		if err != nil {

@@ -570,3 +570,34 @@ func TestDICOMwebStoresRawDatasets(t *testing.T) {
 		t.Fatalf("retrieved %d parts, not the wrapped RT structure set", len(got))
 	}
 }
+
+// The metadata of an instance is read without its pixels (they are read as
+// zeros, not fetched; TestOpenWithoutPixels): what lies before and after
+// them is all still there.
+func TestDICOMwebMetadataAroundThePixels(t *testing.T) {
+	t.Parallel()
+	app := apptest.New(t)
+	provider, patient := app.SignUp(t, domain.RoleProvider), app.SignUp(t, domain.RolePatient)
+	in := synth.Study("Doe^Jane", "P-1", "CT chest", "CT", 1)[0]
+	file := synth.NewPixels(512, 512).File(in) // 512 KiB of pixels: skipped
+	// A private element after the pixel data (its creator), as some modalities write.
+	trailer := []byte{0xE1, 0x7F, 0x10, 0x00, 'L', 'O', 8, 0}
+	file = append(append(file, trailer...), "VENDOR  "...)
+	if r := stow(t, provider, "?patient="+patient.ID, [][]byte{file}); r.Status != http.StatusOK {
+		t.Fatalf("stow: %d %s", r.Status, r.Raw)
+	}
+	resp, body := provider.Get(t, "/dicomweb/studies/"+in.Study+"/series/"+in.Series+"/metadata", nil)
+	var meta []map[string]any
+	if err := json.Unmarshal(body, &meta); err != nil || resp.StatusCode != http.StatusOK || len(meta) != 1 {
+		t.Fatalf("metadata: %d %v %.300s", resp.StatusCode, err, body)
+	}
+	if value(meta[0], "00280010") != 512.0 || value(meta[0], "00200013") != 1.0 {
+		t.Errorf("before the pixels: rows %v, instance %v", value(meta[0], "00280010"), value(meta[0], "00200013"))
+	}
+	if px, _ := meta[0]["7FE00010"].(map[string]any); px == nil || !strings.HasSuffix(fmt.Sprint(px["BulkDataURI"]), "/frames/1") {
+		t.Errorf("the pixels: %v", meta[0]["7FE00010"])
+	}
+	if value(meta[0], "7FE10010") != "VENDOR" {
+		t.Errorf("after the pixels: %v", meta[0]["7FE10010"])
+	}
+}

@@ -471,6 +471,104 @@ func (c *Contents) OpenRange(ctx context.Context, offset, length int64) (io.Read
 	return secure.OpenRange(fetch, c.key, c.Image.ID, c.Image.Size, offset, length)
 }
 
+// minSkippedSpan is the smallest run of pixel bytes worth the two range
+// requests that skipping it costs: smaller ones are read as they are.
+const minSkippedSpan = secure.ChunkSize
+
+// OpenWithoutPixels returns the file with the bytes of the given spans (its
+// pixel data, from domain.Instance.PixelSpans) read as zeros: what a reader
+// of its attributes needs, without fetching or decrypting the pixels. The
+// spans' element headers and item tags are read as stored, so a parser
+// walks the same structure; ranges are opened only when reached.
+func (c *Contents) OpenWithoutPixels(ctx context.Context, spans []domain.Span) io.ReadCloser {
+	r := &sparseReader{}
+	pos := int64(0)
+	keep := func(end int64) {
+		if end > pos {
+			r.parts = append(r.parts, &lazyRange{open: c.OpenRange, ctx: ctx, offset: pos, length: end - pos})
+		}
+	}
+	for _, s := range spans {
+		if s.Length < minSkippedSpan || s.Offset < pos || s.Offset+s.Length > c.Image.Size {
+			continue
+		}
+		keep(s.Offset)
+		r.parts = append(r.parts, &lazyZeros{left: s.Length})
+		pos = s.Offset + s.Length
+	}
+	keep(c.Image.Size)
+	return r
+}
+
+// sparseReader reads its parts one after the other.
+type sparseReader struct {
+	parts []io.ReadCloser
+}
+
+func (r *sparseReader) Read(p []byte) (int, error) {
+	for len(r.parts) > 0 {
+		n, err := r.parts[0].Read(p)
+		if err == io.EOF {
+			_ = r.parts[0].Close() // read to its end
+			r.parts = r.parts[1:]
+			err = nil
+		}
+		if n > 0 || err != nil {
+			return n, err
+		}
+	}
+	return 0, io.EOF
+}
+
+func (r *sparseReader) Close() error {
+	for _, part := range r.parts {
+		_ = part.Close() // read only
+	}
+	r.parts = nil
+	return nil
+}
+
+// lazyRange opens its range of the file when first read.
+type lazyRange struct {
+	open           func(ctx context.Context, offset, length int64) (io.ReadCloser, error)
+	ctx            context.Context
+	offset, length int64
+	rc             io.ReadCloser
+}
+
+func (l *lazyRange) Read(p []byte) (int, error) {
+	if l.rc == nil {
+		rc, err := l.open(l.ctx, l.offset, l.length)
+		if err != nil {
+			return 0, err
+		}
+		l.rc = rc
+	}
+	return l.rc.Read(p)
+}
+
+func (l *lazyRange) Close() error {
+	if l.rc == nil {
+		return nil
+	}
+	return l.rc.Close()
+}
+
+// lazyZeros reads as left zero bytes.
+type lazyZeros struct{ left int64 }
+
+func (z *lazyZeros) Read(p []byte) (int, error) {
+	if z.left == 0 {
+		return 0, io.EOF
+	}
+	n := min(int64(len(p)), z.left)
+	clear(p[:n])
+	z.left -= n
+	return int(n), nil
+}
+
+func (z *lazyZeros) Close() error { return nil }
+
 // decryptingReader is a decrypting stream over a stored object.
 type decryptingReader struct {
 	*secure.DecryptReader
