@@ -1,15 +1,40 @@
 import { skipToken } from '@reduxjs/toolkit/query/react';
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, type ComponentProps } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { NotAllowed } from '@/components/NotAllowed';
 import { Spinner } from '@/components/Spinner';
 import { errorStatus, getErrorMessage } from '@/lib/api-client';
+import { useChunk } from '@/lib/use-chunk';
 import type { MedicalImage, StudySeries } from '@/types/images';
 import { useGetImageQuery, useListStudySeriesQuery } from '../api';
 import { captionOf } from '../media';
-import { startEngine } from './engine';
-import { Workspace, type ViewerSource } from './Workspace';
+import { askForSeries } from './series';
+import type { Workspace as WorkspaceComponent, ViewerSource } from './Workspace';
 import './viewer.css';
+
+// Cornerstone's chunk takes a few hundred milliseconds of the main thread to
+// evaluate: this page stays light and asks for the image, its series and the
+// chosen series' metadata first; the chunk is fetched right after the first
+// render, and the engine (workers, codecs, tools) starts as soon as it is in.
+// The workspace waits for the same start and shows its failure.
+const importWorkspace = () =>
+  Promise.all([import('./Workspace'), import('./engine')]).then(([workspace, engine]) => {
+    engine.startEngine().catch(() => undefined);
+    return workspace;
+  });
+let workspaceChunk: ReturnType<typeof importWorkspace> | null = null;
+function loadWorkspace() {
+  workspaceChunk ??= importWorkspace();
+  return workspaceChunk;
+}
+
+/** The workspace once its chunk is in (see useChunk: no Suspense, so no held-back reveal). */
+function LazyWorkspace(props: ComponentProps<typeof WorkspaceComponent>) {
+  const { chunk, failed } = useChunk(loadWorkspace);
+  if (failed) return <p className="form-error">The viewer could not be loaded. Reload the page to try again.</p>;
+  if (!chunk) return <Spinner label="Opening the viewer…" />;
+  return <chunk.Workspace {...props} />;
+}
 
 function Gone({ status, error }: { status: number | undefined; error: unknown }) {
   if (status === 403) return <NotAllowed backTo="/view-images" reason="You may not see this image." />;
@@ -36,13 +61,17 @@ function isWebImage(image: MedicalImage): boolean {
 function StudyWorkspace({ image, initialSeries }: { image: MedicalImage; initialSeries: string | null }) {
   const { data: series, isError, error } = useListStudySeriesQuery(image.id);
   const studyUid = image.study?.studyInstanceUid ?? '';
+  const firstSeries = series ? (initialSeries ?? series[0]?.seriesInstanceUid ?? null) : null;
+  useEffect(() => {
+    if (studyUid && firstSeries) void askForSeries(studyUid, firstSeries);
+  }, [studyUid, firstSeries]);
   const source = useMemo<ViewerSource | null>(
     () => (series ? { kind: 'study', studyUid, series: series as StudySeries[], initialSeries } : null),
     [series, studyUid, initialSeries],
   );
   if (isError) return <Gone status={errorStatus(error)} error={error} />;
   if (!source) return <Spinner label="Loading the series…" />;
-  return <Workspace source={source} title={captionOf(image)} />;
+  return <LazyWorkspace source={source} title={captionOf(image)} />;
 }
 
 /** /viewer/:id: an image or study in the DICOM viewer; the server decides who may see it. */
@@ -50,11 +79,9 @@ export default function ViewerPage() {
   const { id } = useParams();
   const [params] = useSearchParams();
   const { currentData: image, error, isError, isFetching } = useGetImageQuery(id ?? skipToken);
-  // The engine (workers, codecs, tools) starts while the image and its
-  // series are asked for; the workspace waits for the same start. A failure
-  // is shown there.
+  // After the image has been asked for (effects run in order).
   useEffect(() => {
-    startEngine().catch(() => undefined);
+    loadWorkspace().catch(() => undefined);
   }, []);
   // The signed URL of a web image is read once: the viewer keeps the decoded pixels.
   const webUrl = image && isWebImage(image) ? image.image_url : null;
@@ -71,7 +98,7 @@ export default function ViewerPage() {
   } else if (image.study) {
     body = <StudyWorkspace image={image} initialSeries={params.get('series')} />;
   } else if (webSource) {
-    body = <Workspace source={webSource} title={caption} />;
+    body = <LazyWorkspace source={webSource} title={caption} />;
   } else {
     body = <p className="form-error">This file opens in the images list, not in the viewer.</p>;
   }

@@ -8,37 +8,10 @@ import { cacheBytes, currentDevice, prefetchCount } from './cache-size';
 import { createToolGroup, previewImageIds, setPrimaryTool, startEngine, type PrimaryTool, type ToolGroup } from './engine';
 import { measurementsOf, type Measurement } from './measurements';
 import { CT_PRESETS, formatWindow, presetOf, voiRangeOf, type VoiRange } from './presets';
-import { loadSeries, numberOf, TAG, textOf, type DicomJson, type Frame, type LoadedSeries } from './series';
+import { askForSeries, forgetSeries, numberOf, stackOf, takeSeries, TAG, textOf, type DicomJson, type Frame } from './series';
 import { actionForKey, keyLabel, shortcutOf, SHORTCUTS, type ViewerAction } from './shortcuts';
 import { SeriesPanel } from './SeriesPanel';
 import { webImageId } from './urls';
-
-// A series' metadata is asked for as soon as the series is chosen, while the
-// engine starts, and taken once by the stack: the two do not wait on each
-// other, and the request is not sent twice.
-const seriesLoads = new Map<string, Promise<LoadedSeries>>();
-
-function seriesKey(study: string, series: string): string {
-  return `${study}/${series}`;
-}
-
-function askForSeries(study: string, series: string): Promise<LoadedSeries> {
-  const key = seriesKey(study, series);
-  let load = seriesLoads.get(key);
-  if (!load) {
-    load = loadSeries(study, series, (imageId, data) => wadors.metaDataManager.add(imageId, data as never));
-    // Its failure is reported by whoever takes it.
-    load.catch(() => undefined);
-    seriesLoads.set(key, load);
-  }
-  return load;
-}
-
-function takeSeries(study: string, series: string): Promise<LoadedSeries> {
-  const load = askForSeries(study, series);
-  seriesLoads.delete(seriesKey(study, series));
-  return load;
-}
 
 /** What the workspace shows: a study's series over WADO-RS, or one web image (JPEG, PNG). */
 export type ViewerSource =
@@ -128,9 +101,7 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
     if (!studyUid || !seriesUid) return;
     void askForSeries(studyUid, seriesUid);
     // Not taken (the page closed first): nothing keeps it.
-    return () => {
-      seriesLoads.delete(seriesKey(studyUid, seriesUid));
-    };
+    return () => forgetSeries(studyUid, seriesUid);
   }, [studyUid, seriesUid]);
 
   // The engine, the viewport and its tools, once.
@@ -168,7 +139,11 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
   useEffect(() => {
     const element = elementRef.current;
     if (!engineReady || !element) return;
+    // The viewport draws before its first image has come (an empty frame on
+    // start and on resize): data-rendered counts frames with an image only.
+    let hasImage = false;
     const onNewImage = (event: Event) => {
+      hasImage = true;
       const detail = (event as CustomEvent<{ imageIdIndex: number; imageId: string }>).detail;
       setIndex(detail.imageIdIndex);
       // The wheel and touch scroll move the stack themselves: follow them,
@@ -186,6 +161,7 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
       if (port) setZoom(port.getZoom());
     };
     const onRendered = () => {
+      if (!hasImage) return;
       setLoadingImage(false);
       element.dataset.rendered = String(Number(element.dataset.rendered ?? '0') + 1);
     };
@@ -224,7 +200,8 @@ export function Workspace({ source, title }: { source: ViewerSource; title: stri
         next = { frames: [{ imageId: webImageId(source.url), sop: '', instanceNumber: null, frame: 1, frames: 1 }], head: null, calibrated: false };
       } else {
         if (!seriesUid) return;
-        const loaded = await takeSeries(source.studyUid, seriesUid);
+        const instances = await takeSeries(source.studyUid, seriesUid);
+        const loaded = stackOf(source.studyUid, seriesUid, instances, (imageId, data) => wadors.metaDataManager.add(imageId, data as never));
         next = loaded;
         bytesPerFrame = loaded.bytesPerFrame;
       }

@@ -87,18 +87,49 @@ export function framesOf(study: string, series: string, instances: DicomJson[], 
 }
 
 /** GET .../series/{series}/metadata and the series' frames; `register` hands each frame's data set to the loader. */
-export async function loadSeries(
+// A series' metadata is asked for as soon as the series is known (by the
+// viewer's page, before Cornerstone's chunk has arrived) and taken once by the
+// stack: the request does not wait for the engine, and is not sent twice.
+const metadataLoads = new Map<string, Promise<DicomJson[]>>();
+
+function seriesKey(study: string, series: string): string {
+  return `${study}/${series}`;
+}
+
+/** Asks for a series' metadata (WADO-RS), once until it is taken. */
+export function askForSeries(study: string, series: string): Promise<DicomJson[]> {
+  const key = seriesKey(study, series);
+  let load = metadataLoads.get(key);
+  if (!load) {
+    load = api
+      .get<DicomJson[]>(seriesMetadataPath(study, series), { baseURL: '', headers: { Accept: 'application/dicom+json' } })
+      .then((response) => (Array.isArray(response.data) ? response.data : []));
+    // Its failure is reported by whoever takes it.
+    load.catch(() => undefined);
+    metadataLoads.set(key, load);
+  }
+  return load;
+}
+
+/** The metadata asked for (or asked for now), no longer kept for a later taker. */
+export function takeSeries(study: string, series: string): Promise<DicomJson[]> {
+  const load = askForSeries(study, series);
+  forgetSeries(study, series);
+  return load;
+}
+
+/** Drops a request nobody took (the page closed first). */
+export function forgetSeries(study: string, series: string): void {
+  metadataLoads.delete(seriesKey(study, series));
+}
+
+/** The series' frames in order, each frame's metadata registered for the loader. */
+export function stackOf(
   study: string,
   series: string,
+  instances: DicomJson[],
   register: (imageId: string, data: DicomJson) => void,
-  signal?: AbortSignal,
-): Promise<LoadedSeries> {
-  const response = await api.get<DicomJson[]>(seriesMetadataPath(study, series), {
-    baseURL: '',
-    headers: { Accept: 'application/dicom+json' },
-    signal,
-  });
-  const instances = Array.isArray(response.data) ? response.data : [];
+): LoadedSeries {
   const bySop = new Map(instances.map((data) => [textOf(data, TAG.sopInstanceUid), data]));
   const frames = framesOf(study, series, instances);
   for (const frame of frames) {
