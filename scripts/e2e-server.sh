@@ -15,6 +15,8 @@ scripts/pg.sh psql "$cluster" -q -c 'DROP DATABASE IF EXISTS medishare_e2e WITH 
 rm -rf "$root/data/e2e"
 export DATABASE_URL=${url/\/medishare\?/\/medishare_e2e?}
 export MEDISHARE_ENV=development
+# As make run: the demo images and the demo study, which the suite opens too.
+export MEDISHARE_DEMO_IMAGES=1
 export MEDISHARE_ADDR=127.0.0.1:$port
 export MEDISHARE_DATA_DIR=$root/data/e2e
 export MEDISHARE_LOG_FORMAT=text

@@ -19,6 +19,21 @@ const JPEG2000 = new URL('./fixtures/JPEG2000.dcm', import.meta.url);
 test.describe('viewer', () => {
   test.describe.configure({ timeout: 120_000 });
 
+  test('the demo study that make run stores opens from its card and scrolls', async ({ page }) => {
+    await signIn(page, await demoAccount('healthProvider'));
+    await page.goto('/view-images');
+    const caption = 'CT chest, three series (demo)';
+    await card(page, 'Uploaded Images', caption).getByRole('link', { name: `Open viewer: ${caption}` }).click();
+    await expectDrawn(page);
+    const overlay = page.getByTestId('viewer-overlay');
+    await expect(overlay.getByTestId('overlay-image')).toHaveText('Image 1 / 4');
+    await page.getByTestId('dicom-viewport').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('ArrowDown');
+    await expect(overlay.getByTestId('overlay-instance')).toHaveText('Instance 2');
+    await page.keyboard.press('End');
+    await expect(overlay.getByTestId('overlay-image')).toHaveText('Image 4 / 4');
+  });
+
   test('a CT series: scroll, window, measure; nothing breaks the CSP; accessible', async ({ page }) => {
     const problems = await watchProblems(page);
     const provider = await demoAccount('healthProvider');
