@@ -8,7 +8,7 @@ import { useChunk } from '@/lib/use-chunk';
 import type { MedicalImage, StudySeries } from '@/types/images';
 import { useGetImageQuery, useListStudySeriesQuery } from '../api';
 import { captionOf } from '../media';
-import { askForSeries } from './series';
+import { askForSeries, forgetSeries } from './series';
 import type { Workspace as WorkspaceComponent, ViewerSource } from './Workspace';
 import './viewer.css';
 
@@ -63,7 +63,10 @@ function StudyWorkspace({ image, initialSeries }: { image: MedicalImage; initial
   const studyUid = image.study?.studyInstanceUid ?? '';
   const firstSeries = series ? (initialSeries ?? series[0]?.seriesInstanceUid ?? null) : null;
   useEffect(() => {
-    if (studyUid && firstSeries) void askForSeries(studyUid, firstSeries);
+    if (!studyUid || !firstSeries) return;
+    void askForSeries(studyUid, firstSeries);
+    // Not taken (the page closed first): nothing keeps it.
+    return () => forgetSeries(studyUid, firstSeries);
   }, [studyUid, firstSeries]);
   const source = useMemo<ViewerSource | null>(
     () => (series ? { kind: 'study', studyUid, series: series as StudySeries[], initialSeries } : null),
