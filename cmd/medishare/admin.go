@@ -136,8 +136,8 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "re-wrapped %d file keys, %d study instance keys and %d preview keys, and re-sealed %d messages, %d analyses, %d queued mails and %d studies' patient details, under the current master key\n",
-		n.FileKeys, n.InstanceKeys, n.PreviewKeys, n.Messages, n.Analyses, n.Mails, n.Studies)
+	_, err = fmt.Fprintf(stdout, "re-wrapped %d file keys, %d study instance keys and %d preview keys, and re-sealed %d messages, %d analyses, %d queued mails, %d studies' patient details and %d authenticator secrets, under the current master key\n",
+		n.FileKeys, n.InstanceKeys, n.PreviewKeys, n.Messages, n.Analyses, n.Mails, n.Studies, n.TOTPSecrets)
 	return err
 }
 

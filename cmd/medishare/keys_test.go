@@ -83,12 +83,12 @@ func TestKeyRotation(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"keys", "rotate", "--old-key-file", oldFile}, getenv, &out, &out); err != nil ||
-		!strings.Contains(out.String(), "re-wrapped 2 file keys, 0 study instance keys and 1 preview keys, and re-sealed 1 messages, 1 analyses, 1 queued mails and 0 studies' patient details") {
+		!strings.Contains(out.String(), "re-wrapped 2 file keys, 0 study instance keys and 1 preview keys, and re-sealed 1 messages, 1 analyses, 1 queued mails, 0 studies' patient details and 0 authenticator secrets") {
 		t.Fatalf("rotate: %v %s", err, out.String())
 	}
 	out.Reset()
 	if err := run(context.Background(), []string{"keys", "rotate", "--old-key-file", oldFile}, getenv, &out, &out); err != nil ||
-		!strings.Contains(out.String(), "re-wrapped 0 file keys, 0 study instance keys and 0 preview keys, and re-sealed 0 messages, 0 analyses, 0 queued mails and 0 studies' patient details") {
+		!strings.Contains(out.String(), "re-wrapped 0 file keys, 0 study instance keys and 0 preview keys, and re-sealed 0 messages, 0 analyses, 0 queued mails, 0 studies' patient details and 0 authenticator secrets") {
 		t.Fatalf("second rotate: %v %s", err, out.String())
 	}
 

@@ -59,6 +59,19 @@ const (
 	// ActionTokenUse: a personal access token was used, recorded at most
 	// once a minute per token (api.md "Personal access tokens").
 	ActionTokenUse AuditAction = "token_use"
+	// Second factors (api.md "Multi-factor sign-in"): enrolments, removals,
+	// the second step of a sign-in and an admin's reset. They are in the
+	// person's own audit view, like their sign-ins.
+	ActionMFATOTPEnabled         AuditAction = "mfa_totp_enabled"
+	ActionMFATOTPDisabled        AuditAction = "mfa_totp_disabled"
+	ActionMFARecoveryRegenerated AuditAction = "mfa_recovery_codes_regenerated"
+	ActionMFAPasskeyAdded        AuditAction = "mfa_passkey_added"
+	ActionMFAPasskeyRemoved      AuditAction = "mfa_passkey_removed"
+	ActionMFAPasskeyRenamed      AuditAction = "mfa_passkey_renamed"
+	ActionMFAChallengeFailed     AuditAction = "mfa_challenge_failed"
+	ActionMFAChallengeSucceeded  AuditAction = "mfa_challenge_succeeded"
+	ActionMFARecoveryCodeUsed    AuditAction = "mfa_recovery_code_used"
+	ActionMFAResetByAdmin        AuditAction = "mfa_reset_by_admin"
 )
 
 // AuditTable names the kind of record an entry is about.
@@ -104,6 +117,9 @@ var auditActions = []AuditAction{
 	ActionShareVoid, ActionShareRevoke, ActionShareExpired, ActionAccessDenied, ActionThrottled,
 	ActionIntegrityFailure, ActionMessageSend, ActionAuditExport, ActionSettingsUpdate, ActionUserApprove, ActionAnalyze, ActionDisclose, ActionImageUpdate,
 	ActionTokenCreate, ActionTokenRevoke, ActionTokenUse,
+	ActionMFATOTPEnabled, ActionMFATOTPDisabled, ActionMFARecoveryRegenerated, ActionMFAPasskeyAdded,
+	ActionMFAPasskeyRemoved, ActionMFAPasskeyRenamed, ActionMFAChallengeFailed, ActionMFAChallengeSucceeded,
+	ActionMFARecoveryCodeUsed, ActionMFAResetByAdmin,
 }
 
 // AuditRecord is an audit entry as it is read back, with the names of the

@@ -39,6 +39,9 @@ type Error struct {
 	Fields  []FieldError
 	// RetryAfterSeconds is set on ETHROTTLED errors.
 	RetryAfterSeconds int
+	// MFARequired says the request needs a second-factor code besides
+	// (a password reset of an account that has one).
+	MFARequired bool
 	// Err is the underlying cause, never shown to the client.
 	Err error
 }

@@ -19,6 +19,9 @@ type Settings struct {
 	// MaxStudyMegabytes a whole study.
 	MaxInstanceMegabytes int
 	MaxStudyMegabytes    int
+	// MFARequiredRoles are the roles whose people must have a second
+	// factor; one without gets a session that can only set one up.
+	MFARequiredRoles []string
 }
 
 // ShareLifetimeCapHours is the longest lifetime a share can ever be given:
@@ -42,4 +45,5 @@ var DefaultSettings = Settings{
 	AnalysisSendUnscreened:    false,
 	MaxInstanceMegabytes:      DefaultMaxInstanceMegabytes,
 	MaxStudyMegabytes:         DefaultMaxStudyMegabytes,
+	MFARequiredRoles:          []string{},
 }

@@ -94,6 +94,9 @@ type User struct {
 	AwaitingApproval bool
 	Profile
 	CreatedAt time.Time
+	// MFA is the person's second factors, where they are read (their own
+	// record, the admin's list); nil elsewhere.
+	MFA *MFAStatus
 }
 
 // Reachable reports whether others may find u in a directory and send
@@ -118,6 +121,9 @@ type Principal struct {
 	SessionID     string
 	AccessTokenID string
 	Permissions   []string
+	// EnrolmentOnly: a session that may only set up a second factor
+	// (MFAStatus.EnrolmentOnly when it began).
+	EnrolmentOnly bool
 }
 
 // Can reports whether the caller holds the permission.

@@ -29,6 +29,7 @@ type settingsJSON struct {
 	AnalysisSendUnscreened    bool     `json:"analysisSendUnscreened"`
 	MaxInstanceMegabytes      int      `json:"maxInstanceMegabytes"`
 	MaxStudyMegabytes         int      `json:"maxStudyMegabytes"`
+	MFARequiredRoles          []string `json:"mfaRequiredRoles"`
 	AnalysisProviders         []string `json:"analysisProviders"`
 	// AnalysisSendsTo: for each provider that sends images out, the host.
 	AnalysisSendsTo map[string]string `json:"analysisSendsTo"`
@@ -38,7 +39,8 @@ func (a *api) toSettingsJSON(s domain.Settings) settingsJSON {
 	return settingsJSON{ShareLifetimeDefaultHours: s.ShareLifetimeDefaultHours, ShareLifetimeMaxHours: s.ShareLifetimeMaxHours,
 		RegistrationOpen: s.RegistrationOpen, ProviderApprovalRequired: s.ProviderApprovalRequired,
 		AnalysisProvider: s.AnalysisProvider, AnalysisSendUnscreened: s.AnalysisSendUnscreened,
-		MaxInstanceMegabytes: s.MaxInstanceMegabytes, MaxStudyMegabytes: s.MaxStudyMegabytes, AnalysisProviders: a.Settings.AnalysisProviders(), AnalysisSendsTo: a.Settings.AnalysisSendsTo()}
+		MaxInstanceMegabytes: s.MaxInstanceMegabytes, MaxStudyMegabytes: s.MaxStudyMegabytes,
+		MFARequiredRoles: nonNil(s.MFARequiredRoles), AnalysisProviders: a.Settings.AnalysisProviders(), AnalysisSendsTo: a.Settings.AnalysisSendsTo()}
 }
 
 func (a *api) getSettings(w http.ResponseWriter, r *http.Request) {
@@ -52,14 +54,15 @@ func (a *api) getSettings(w http.ResponseWriter, r *http.Request) {
 
 func (a *api) putSettings(w http.ResponseWriter, r *http.Request) {
 	var in struct {
-		ShareLifetimeDefaultHours *int    `json:"shareLifetimeDefaultHours"`
-		ShareLifetimeMaxHours     *int    `json:"shareLifetimeMaxHours"`
-		RegistrationOpen          *bool   `json:"registrationOpen"`
-		ProviderApprovalRequired  *bool   `json:"providerApprovalRequired"`
-		AnalysisProvider          *string `json:"analysisProvider"`
-		AnalysisSendUnscreened    *bool   `json:"analysisSendUnscreened"`
-		MaxInstanceMegabytes      *int    `json:"maxInstanceMegabytes"`
-		MaxStudyMegabytes         *int    `json:"maxStudyMegabytes"`
+		ShareLifetimeDefaultHours *int      `json:"shareLifetimeDefaultHours"`
+		ShareLifetimeMaxHours     *int      `json:"shareLifetimeMaxHours"`
+		RegistrationOpen          *bool     `json:"registrationOpen"`
+		ProviderApprovalRequired  *bool     `json:"providerApprovalRequired"`
+		AnalysisProvider          *string   `json:"analysisProvider"`
+		AnalysisSendUnscreened    *bool     `json:"analysisSendUnscreened"`
+		MaxInstanceMegabytes      *int      `json:"maxInstanceMegabytes"`
+		MaxStudyMegabytes         *int      `json:"maxStudyMegabytes"`
+		MFARequiredRoles          *[]string `json:"mfaRequiredRoles"`
 	}
 	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
 		writeError(w, r, err)

@@ -60,6 +60,10 @@ func (a *api) requireAuth(next http.Handler) http.Handler {
 			writeError(w, r, err)
 			return
 		}
+		if p.EnrolmentOnly && !enrolmentRoutes[r.Method+" "+r.URL.Path] {
+			writeError(w, r, service.ErrEnrolmentRequired)
+			return
+		}
 		next.ServeHTTP(w, withPrincipal(r, p))
 	})
 }
@@ -110,6 +114,7 @@ func (a *api) mountAuth(r chi.Router) {
 	r.Post("/auth/reset-password", a.resetPassword)
 	r.With(a.requireAuth).Post("/auth/logout", a.logout)
 	r.With(a.requireAuth).Post("/auth/change-password", a.changePassword)
+	a.mountMFA(r)
 }
 
 // registerRequest is the registration payload of product.md §3. Fields the
@@ -200,6 +205,11 @@ func (a *api) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	if sess.MFA != nil {
+		// No tokens and no cookie until the second step (api.md).
+		writeOK(w, http.StatusOK, "Enter your second factor.", mfaPendingJSON{MFARequired: true, MFAToken: sess.MFA.Token, Methods: sess.MFA.Methods})
+		return
+	}
 	a.setRefreshCookie(w, sess.RefreshToken, sess.RefreshExpires)
 	writeOK(w, http.StatusOK, "Login successful.", sessionResponse{Token: sess.AccessToken, User: toSelfJSON(sess.User, sess.Permissions)})
 }
@@ -249,6 +259,7 @@ type resetRequest struct {
 	NewPassword string `json:"newPassword"`
 	Token       string `json:"token"`
 	Password    string `json:"password"`
+	MFACode     string `json:"mfaCode"`
 }
 
 func (a *api) resetPassword(w http.ResponseWriter, r *http.Request) {
@@ -257,7 +268,7 @@ func (a *api) resetPassword(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	reset := service.PasswordReset{Email: in.Email, Code: in.OTP, NewPassword: in.NewPassword, Token: in.Token}
+	reset := service.PasswordReset{Email: in.Email, Code: in.OTP, NewPassword: in.NewPassword, Token: in.Token, MFACode: in.MFACode}
 	if in.Token != "" {
 		reset.NewPassword = in.Password
 	}

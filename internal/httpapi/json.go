@@ -38,6 +38,8 @@ type errorBody struct {
 	Error     string              `json:"error,omitempty"`
 	Errors    []domain.FieldError `json:"errors,omitempty"`
 	RequestID string              `json:"requestId,omitempty"`
+	// MFARequired: the request needs a second-factor code too.
+	MFARequired bool `json:"mfaRequired,omitempty"`
 }
 
 // writeJSON writes v as JSON with the given status.
@@ -69,6 +71,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.As(err, &e) {
 		body.Error = e.Code
 		body.Errors = e.Fields
+		body.MFARequired = e.MFARequired
 		if e.RetryAfterSeconds > 0 {
 			w.Header().Set("Retry-After", itoa(e.RetryAfterSeconds))
 		}

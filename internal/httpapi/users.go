@@ -71,11 +71,24 @@ type userJSON struct {
 	Approved  bool           `json:"approved"`
 	Profile   domain.Profile `json:"-"`
 	CreatedAt time.Time      `json:"-"`
+	MFA       *mfaJSON       `json:"-"`
+}
+
+// mfaJSON is a person's second factors, on their own record and in the
+// admin's list.
+type mfaJSON struct {
+	TOTP     bool `json:"totp"`
+	Passkeys int  `json:"passkeys"`
+	Required bool `json:"required"`
 }
 
 func toUserJSON(u domain.User) userJSON {
-	return userJSON{ID: u.ID, Email: u.Email, Username: u.Username, Role: u.Role, Active: u.Active, Verified: u.Verified,
+	out := userJSON{ID: u.ID, Email: u.Email, Username: u.Username, Role: u.Role, Active: u.Active, Verified: u.Verified,
 		Approved: !u.AwaitingApproval, Profile: u.Profile, CreatedAt: u.CreatedAt.UTC()}
+	if u.MFA != nil {
+		out.MFA = &mfaJSON{TOTP: u.MFA.TOTP, Passkeys: u.MFA.Passkeys, Required: u.MFA.Required}
+	}
+	return out
 }
 
 // MarshalJSON writes the members in the order api.md lists them.
@@ -97,6 +110,11 @@ func (u userJSON) MarshalJSON() ([]byte, error) {
 	}
 	if err := writeMember(out, "createdAt", u.CreatedAt); err != nil {
 		return nil, err
+	}
+	if u.MFA != nil {
+		if err := writeMember(out, "mfa", u.MFA); err != nil {
+			return nil, err
+		}
 	}
 	out.WriteByte('}')
 	return out.Bytes(), nil
@@ -180,6 +198,7 @@ func (a *api) mountUsers(r chi.Router) {
 	r.Get("/users/{id}", a.getUser)
 	r.Patch("/users/{id}", a.changeUser)
 	r.Delete("/users/{id}", a.deleteUser)
+	r.Delete("/users/{id}/mfa", a.resetMFA)
 	r.Get("/roles", a.listRoles)
 	r.Get("/roles/permissions", a.listPermissions)
 	r.Get("/dashboard/stats", a.dashboardStats)
@@ -187,7 +206,12 @@ func (a *api) mountUsers(r chi.Router) {
 
 func (a *api) getProfile(w http.ResponseWriter, r *http.Request) {
 	p := principal(r)
-	writeOK(w, http.StatusOK, "", toSelfJSON(p.User, p.Permissions))
+	u, err := a.MFA.WithStatus(r.Context(), p.User)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeOK(w, http.StatusOK, "", toSelfJSON(u, p.Permissions))
 }
 
 func (a *api) updateProfile(w http.ResponseWriter, r *http.Request) {
@@ -276,8 +300,14 @@ func writePage[T, J any](w http.ResponseWriter, r *http.Request, list func(domai
 
 func (a *api) listUsers(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	p := principal(r)
 	writePage(w, r, func(page domain.Page) ([]domain.User, domain.PageOf, error) {
-		return a.Users.List(r.Context(), principal(r), q.Get("search"), q.Get("role"), page, meta(r))
+		users, of, err := a.Users.List(r.Context(), p, q.Get("search"), q.Get("role"), page, meta(r))
+		if err == nil && p.Can(domain.PermUsersManage) {
+			// Whoever manages users sees who has a second factor.
+			err = a.MFA.WithStatuses(r.Context(), users)
+		}
+		return users, of, err
 	}, toUserJSON)
 }
 

@@ -90,6 +90,27 @@ func (t Templates) PasswordChanged(to, firstname string) Message {
 	}
 }
 
+// MFAReset tells a person that an administrator removed their second
+// factors (authenticator, passkeys, recovery codes), so a reset they did
+// not ask for does not go unnoticed.
+func (t Templates) MFAReset(to, firstname string) Message {
+	now := time.Now
+	if t.Now != nil {
+		now = t.Now
+	}
+	when := now().UTC().Format("2006-01-02 at 15:04 UTC")
+	return Message{
+		To:      to,
+		Subject: "Your MediShare second factors were reset",
+		Text: greeting(firstname) +
+			"An administrator removed the authenticator app, passkeys and recovery codes of your MediShare account on " + when + ". " +
+			"All your sessions were signed out. Sign in with your password and set up a second factor again:\n" +
+			t.link("/login") + "\n\n" +
+			"If you did not ask for this, contact support at once.\n" +
+			signature,
+	}
+}
+
 // ShareCode tells a recipient that an image was shared with them, with the
 // sharing id and code that open it. It names the sharer only: the caption,
 // the patient and anything read from the file are health information that

@@ -25,14 +25,16 @@ type KeyStore interface {
 	SetMailSealed(ctx context.Context, id string, sealed []byte) error
 	StudiesNotUnder(ctx context.Context, keyID []byte) ([]domain.SealedText, error)
 	SetStudySealed(ctx context.Context, imageID string, sealed []byte) error
+	TOTPNotUnder(ctx context.Context, keyID []byte) ([]domain.SealedText, error)
+	SetTOTPSealed(ctx context.Context, userID string, sealed []byte) error
 	AuditKeySealed(ctx context.Context) ([]byte, error)
 	SetAuditKeySealed(ctx context.Context, sealed []byte) error
 }
 
 // KeyRotationService moves what the previous master key protects to the
 // current one (`medishare keys rotate`): every file and preview key is
-// re-wrapped, and every message, analysis, queued mail and the audit
-// chain's key re-sealed; file contents are not touched, and the audit
+// re-wrapped, and every message, analysis, queued mail, authenticator
+// secret and the audit chain's key re-sealed; file contents are not touched, and the audit
 // chain's hashes stay as they are (its key does not change). It may be run again: what is already under
 // the current key is not found again.
 type KeyRotationService struct {
@@ -50,6 +52,8 @@ func NewKeyRotationService(store KeyStore, keys *secure.Envelope, texts *secure.
 type Rotated struct {
 	FileKeys, InstanceKeys, PreviewKeys int
 	Messages, Analyses, Mails, Studies  int
+	// TOTPSecrets are authenticator secrets.
+	TOTPSecrets int
 }
 
 // Rotate moves everything under oldMaster, the previous master key, to the
@@ -107,6 +111,7 @@ func (s *KeyRotationService) Rotate(ctx context.Context, oldMaster []byte) (Rota
 		{"analysis", &done.Analyses, s.store.AnalysesNotUnder, s.store.SetAnalysisSealed, sameID},
 		{"queued mail", &done.Mails, s.store.MailNotUnder, s.store.SetMailSealed, sameID},
 		{"study", &done.Studies, s.store.StudiesNotUnder, s.store.SetStudySealed, studySealID},
+		{"authenticator secret of user", &done.TOTPSecrets, s.store.TOTPNotUnder, s.store.SetTOTPSealed, domain.TOTPSealID},
 	} {
 		*texts.count, err = rewrapAll(ctx, texts.list, s.texts.KeyID(), func(t domain.SealedText) error {
 			sealed, err := s.texts.Reseal(oldTexts, texts.bind(t.ID), t.Sealed)

@@ -64,6 +64,12 @@ func TestKeyRotation(t *testing.T) {
 	}
 	const mail = `{"To":"p@clinic.test","Subject":"code","Text":"Your code is 123456"}`
 	mailID := queue(old, mail)
+	// An authenticator secret, sealed to its person.
+	setup := patient.Do(t, "POST", "/api/auth/mfa/totp/setup", nil)
+	if setup.Status != 200 {
+		t.Fatalf("authenticator setup: %d %s", setup.Status, setup.Raw)
+	}
+	totpSecret, _ := setup.Data()["secret"].(string)
 
 	newKey := make([]byte, 32)
 	_, _ = rand.Read(newKey) // never fails
@@ -129,6 +135,17 @@ func TestKeyRotation(t *testing.T) {
 			}
 			out["preview "+pv.ImageID] = string(key)
 		}
+		totps, err := app.Store.TOTPNotUnder(ctx, otherTexts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range totps {
+			plain, err := sealer.Open(domain.TOTPSealID(st.ID), st.Sealed)
+			if err != nil {
+				t.Fatalf("authenticator secret of %s: %v", st.ID, err)
+			}
+			out["totp "+st.ID] = plain
+		}
 		for what, list := range map[string]func(context.Context, []byte) ([]domain.SealedText, error){
 			"message": app.Store.MessagesNotUnder, "analysis": app.Store.AnalysesNotUnder, "mail": app.Store.MailNotUnder,
 		} {
@@ -147,7 +164,7 @@ func TestKeyRotation(t *testing.T) {
 		return out
 	}
 	before := read(oldKeys, old, keys.KeyID(), texts.KeyID())
-	if len(before) != 8 || before["mail "+mailID] != mail || before["file "+imageID] == "" || before["preview "+imageID] == "" ||
+	if len(before) != 9 || before["totp "+patient.ID] != totpSecret || before["mail "+mailID] != mail || before["file "+imageID] == "" || before["preview "+imageID] == "" ||
 		before["instance "+studyID] != before["file "+studyID] || !strings.Contains(before["study "+studyID], "Doe^Jane") {
 		t.Fatalf("before the rotation: %d records %v", len(before), before)
 	}
@@ -157,7 +174,7 @@ func TestKeyRotation(t *testing.T) {
 		t.Fatalf("an old key of the wrong length: %v", err)
 	}
 	done, err := rotation.Rotate(ctx, apptest.MasterKey)
-	if want := (service.Rotated{FileKeys: 2, InstanceKeys: 1, PreviewKeys: 1, Messages: 1, Analyses: 1, Mails: 1, Studies: 1}); err != nil || done != want {
+	if want := (service.Rotated{FileKeys: 2, InstanceKeys: 1, PreviewKeys: 1, Messages: 1, Analyses: 1, Mails: 1, Studies: 1, TOTPSecrets: 1}); err != nil || done != want {
 		t.Fatalf("rotate: %+v %v, want %+v", done, err, want)
 	}
 	if again, err := rotation.Rotate(ctx, apptest.MasterKey); err != nil || again != (service.Rotated{}) {

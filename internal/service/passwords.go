@@ -28,6 +28,7 @@ type PasswordService struct {
 	codes     codes
 	outbox    *Outbox
 	templates mail.Templates
+	mfa       *MFAService
 	now       Clock
 }
 
@@ -72,6 +73,59 @@ func (s *PasswordService) mailResetCode(ctx context.Context, email string, meta 
 // email, code and new password, or link token and new password.
 type PasswordReset struct {
 	Email, Code, Token, NewPassword string
+	// MFACode is a second-factor code (TOTP or recovery), which an account
+	// with a second factor needs besides.
+	MFACode string
+}
+
+var errResetNeedsMFA = &domain.Error{Kind: domain.EUNAUTHENTICATED, Message: "Enter a code from your authenticator app or a recovery code.",
+	Code: "Enter a code from your authenticator app or a recovery code.", MFARequired: true}
+
+// errResetWrongMFA rolls back a reset whose second-factor code was wrong.
+type errResetWrongMFA struct{ reason string }
+
+func (e errResetWrongMFA) Error() string { return "wrong second factor: " + e.reason }
+
+// checkSecondFactor, in a reset's transaction once its email code or link
+// is found good, asks an account with a second factor for one of its
+// codes and spends it. A missing or wrong code fails the transaction, so
+// the email code or link stays unspent for the next try.
+func (s *PasswordService) checkSecondFactor(ctx context.Context, user domain.User, code string, meta domain.RequestMeta) error {
+	st, err := s.mfa.Status(ctx, user)
+	if err != nil || !st.Any() {
+		return err
+	}
+	if code == "" {
+		return errResetNeedsMFA
+	}
+	if err := s.mfa.checkThrottle(ctx, user, meta); err != nil {
+		return err
+	}
+	method, why, err := s.mfa.spend(ctx, user.ID, code)
+	if err != nil {
+		return err
+	}
+	if method == "" {
+		return errResetWrongMFA{reason: "password reset: " + why}
+	}
+	if method == "recovery" {
+		return record(ctx, s.store, meta, Event{Actor: user.ID, Action: domain.ActionMFARecoveryCodeUsed, Table: domain.TableUsers, RecordID: user.ID, Success: true, Reason: "password reset"})
+	}
+	return record(ctx, s.store, meta, Event{Actor: user.ID, Action: domain.ActionMFAChallengeSucceeded, Table: domain.TableUsers, RecordID: user.ID, Success: true, Reason: "password reset; method: " + method})
+}
+
+// wrongSecondFactor records a wrong second-factor code of a reset, and
+// counts it against the reset's email code or link (purpose) as a wrong try.
+func (s *PasswordService) wrongSecondFactor(ctx context.Context, user domain.User, purpose string, err error, meta domain.RequestMeta) error {
+	var wrong errResetWrongMFA
+	if !errors.As(err, &wrong) {
+		return err
+	}
+	// A hash no code has: the try is counted, nothing matches.
+	if _, _, _, err := s.store.TryCode(ctx, user.ID, purpose, []byte("second factor wrong"), maxCodeTries); err != nil && domain.ErrorKind(err) != domain.ENOTFOUND {
+		return err
+	}
+	return s.mfa.failed(ctx, user, wrong.reason, meta)
 }
 
 // ResetPassword sets a new password after a code or link check, and ends
@@ -98,24 +152,31 @@ func (s *PasswordService) resetWithCode(ctx context.Context, in PasswordReset, m
 	if err != nil {
 		return err
 	}
-	return s.codes.spend(ctx, user, purposeReset, in.Code, meta, domain.ActionPasswordReset, func(ctx context.Context) error {
+	err = s.codes.spend(ctx, user, purposeReset, in.Code, meta, domain.ActionPasswordReset, func(ctx context.Context) error {
+		if err := s.checkSecondFactor(ctx, user, in.MFACode, meta); err != nil {
+			return err
+		}
 		return s.setPassword(ctx, user, hash, "", "password reset")
 	})
+	return s.wrongSecondFactor(ctx, user, purposeReset, err, meta)
 }
 
 func (s *PasswordService) resetWithLink(ctx context.Context, in PasswordReset, meta domain.RequestMeta) error {
-	return s.store.InTx(ctx, func(ctx context.Context) error {
+	var user domain.User
+	err := s.store.InTx(ctx, func(ctx context.Context) error {
 		userID, err := s.store.UseLinkToken(ctx, s.secrets.TokenHash(in.Token))
 		if err != nil {
 			return notFound(err, domain.Errorf(domain.EINVALID, "This reset link is invalid or has expired. Please request a new one."))
 		}
-		user, err := s.store.UserByID(ctx, userID)
-		if err != nil {
+		if user, err = s.store.UserByID(ctx, userID); err != nil {
 			return err
 		}
 		// The link's form sends the new password as "password".
 		hash, err := s.newPasswordHash(ctx, in.NewPassword, user, "password")
 		if err != nil {
+			return err
+		}
+		if err := s.checkSecondFactor(ctx, user, in.MFACode, meta); err != nil {
 			return err
 		}
 		if err := s.setPassword(ctx, user, hash, "", "password reset"); err != nil {
@@ -124,6 +185,7 @@ func (s *PasswordService) resetWithLink(ctx context.Context, in PasswordReset, m
 		return record(ctx, s.store, meta, Event{Actor: user.ID, Action: domain.ActionPasswordReset, Table: domain.TableUsers,
 			RecordID: user.ID, Success: true, Reason: "reset link"})
 	})
+	return s.wrongSecondFactor(ctx, user, purposeResetLink, err, meta)
 }
 
 // newPasswordHash checks password against the policy, naming field in its

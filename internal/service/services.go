@@ -29,6 +29,7 @@ type Store interface {
 	AnalysisStore
 	OutboxStore
 	AccessTokenStore
+	MFAStore
 }
 
 // Config is what the services are built from.
@@ -59,8 +60,10 @@ type Config struct {
 	System System
 	// Analyzers are the analysis providers configured besides the built-in one.
 	Analyzers []analysis.Analyzer
-	Logger    *slog.Logger
-	Now       Clock
+	// Passkeys runs WebAuthn ceremonies; nil offers no passkeys.
+	Passkeys Passkeys
+	Logger   *slog.Logger
+	Now      Clock
 }
 
 // Services are the use cases, wired once for the server and its tests.
@@ -80,6 +83,7 @@ type Services struct {
 	Admin        *AdminService
 	Analysis     *AnalysisService
 	AccessTokens *AccessTokenService
+	MFA          *MFAService
 	Links        *Links
 	Tokens       *Tokens
 	// Background runs work after responses; Wait for it before exiting.
@@ -98,10 +102,16 @@ func New(c Config) *Services {
 	images := NewImageService(c.Store, c.Blobs, c.Keys, c.Texts, c.Logger, c.Now)
 	previews := NewPreviewService(c.Store, images, c.Blobs, c.Keys, c.Logger, c.Previews)
 	chain := NewAuditChainService(c.Store, c.Blobs, c.AuditChain, c.Logger, c.Now)
+	mfa := NewMFAService(c.Store, c.Texts, c.Secrets, c.Passwords, outbox, c.Templates, c.Passkeys, c.Now)
+	sessions := NewSessionService(c.Store, c.Passwords, c.Secrets, tokens, links, c.Now)
+	sessions.mfa = mfa
+	passwords := NewPasswordService(c.Store, c.Passwords, c.Secrets, background, outbox, c.Templates, c.Now)
+	passwords.mfa = mfa
 	return &Services{
 		Registration: NewRegistrationService(c.Store, c.Passwords, c.Secrets, background, outbox, c.Templates, c.Now),
-		Sessions:     NewSessionService(c.Store, c.Passwords, c.Secrets, tokens, links, c.Now),
-		Passwords:    NewPasswordService(c.Store, c.Passwords, c.Secrets, background, outbox, c.Templates, c.Now),
+		Sessions:     sessions,
+		Passwords:    passwords,
+		MFA:          mfa,
 		Users:        NewUserService(c.Store, c.Passwords, c.Now),
 		Images:       images,
 		Previews:     previews,

@@ -43,6 +43,7 @@ type SessionService struct {
 	secrets   SecretHasher
 	tokens    *Tokens
 	links     *Links
+	mfa       *MFAService
 	now       Clock
 }
 
@@ -61,6 +62,16 @@ type Session struct {
 	// Permissions are what the user's role holds now: the app shows what
 	// the server allows from them.
 	Permissions []string
+	// MFA, when set, is the second step the sign-in waits for; there is
+	// no session yet (no tokens).
+	MFA *MFAPending
+}
+
+// MFAPending is a sign-in waiting for its second factor: the mfaToken
+// that continues it and the methods the person may use.
+type MFAPending struct {
+	Token   string
+	Methods []string
 }
 
 var errBadLogin = domain.Errorf(domain.EUNAUTHENTICATED, "Invalid email or password.")
@@ -137,22 +148,137 @@ func (s *SessionService) Login(ctx context.Context, email, password string, meta
 		return Session{}, err
 	}
 
+	if user, err = s.mfa.WithStatus(ctx, user); err != nil {
+		return Session{}, err
+	}
+	if user.MFA.Any() {
+		return s.beginSecondStep(ctx, user, meta)
+	}
+	return s.begin(ctx, user, "", meta)
+}
+
+// begin starts a session for a person whose sign-in is complete; method
+// names the second factor used, if any.
+func (s *SessionService) begin(ctx context.Context, user domain.User, method string, meta domain.RequestMeta) (Session, error) {
 	var sess Session
-	err = s.store.InTx(ctx, func(ctx context.Context) error {
+	err := s.store.InTx(ctx, func(ctx context.Context) error {
 		sessionID, err := s.store.CreateSession(ctx, user.ID, s.now().Add(sessionTTL), meta)
 		if err != nil {
 			return err
+		}
+		enrolOnly := user.MFA != nil && user.MFA.EnrolmentOnly()
+		if enrolOnly {
+			if err := s.mfa.store.SetSessionEnrolmentOnly(ctx, sessionID); err != nil {
+				return err
+			}
 		}
 		perms, err := s.store.RolePermissions(ctx, user.Role)
 		if err != nil {
 			return err
 		}
-		if sess, err = s.startSession(ctx, domain.Principal{User: user, SessionID: sessionID, Permissions: perms}); err != nil {
+		if sess, err = s.startSession(ctx, domain.Principal{User: user, SessionID: sessionID, Permissions: perms, EnrolmentOnly: enrolOnly}); err != nil {
 			return err
 		}
-		return record(ctx, s.store, meta, Event{Actor: user.ID, Action: domain.ActionLogin, Table: domain.TableSessions, RecordID: sessionID, Success: true})
+		reason := ""
+		switch {
+		case method != "":
+			reason = "second factor: " + method
+		case enrolOnly:
+			reason = "second factor required: enrolment only"
+		}
+		return record(ctx, s.store, meta, Event{Actor: user.ID, Action: domain.ActionLogin, Table: domain.TableSessions, RecordID: sessionID, Success: true, Reason: reason})
 	})
 	return sess, err
+}
+
+// beginSecondStep answers a right password of a person with a second
+// factor: an mfaToken, stored as its keyed hash, and no session yet.
+func (s *SessionService) beginSecondStep(ctx context.Context, user domain.User, meta domain.RequestMeta) (Session, error) {
+	if err := s.mfa.checkThrottle(ctx, user, meta); err != nil {
+		return Session{}, err
+	}
+	now := s.now()
+	// Old challenges are swept here, where new ones are made.
+	if err := s.mfa.store.DeleteOldMFAChallenges(ctx, now.Add(-time.Hour)); err != nil {
+		return Session{}, err
+	}
+	token := secure.RandomToken(32)
+	if err := s.mfa.store.CreateMFAChallenge(ctx, user.ID, s.secrets.TokenHash(token), now.Add(mfaChallengeTTL)); err != nil {
+		return Session{}, err
+	}
+	var methods []string
+	if user.MFA.TOTP {
+		methods = append(methods, "totp")
+	}
+	methods = append(methods, "recovery")
+	if user.MFA.Passkeys > 0 {
+		methods = append(methods, "webauthn")
+	}
+	return Session{User: user, MFA: &MFAPending{Token: token, Methods: methods}}, nil
+}
+
+// LoginMFA completes a sign-in with its second factor: a TOTP code or a
+// recovery code. An mfaToken lives 5 minutes, allows 5 tries, and works
+// once. Errors: EUNAUTHENTICATED (wrong code; the sign-in expired),
+// ETHROTTLED.
+func (s *SessionService) LoginMFA(ctx context.Context, mfaToken, code string, meta domain.RequestMeta) (Session, error) {
+	user, hash, err := s.tryChallenge(ctx, mfaToken, meta)
+	if err != nil {
+		return Session{}, err
+	}
+	var sess Session
+	err = s.mfa.withSecondFactor(ctx, user, code, meta, func(ctx context.Context, method string) error {
+		var err error
+		sess, err = s.completeSecondStep(ctx, user, hash, method, meta)
+		return err
+	})
+	if domain.ErrorKind(err) == domain.EUNAUTHENTICATED {
+		_, _, _ = s.store.HitThrottle(ctx, loginFailsPerIP.prefix+meta.IP, loginFailWindow)
+	}
+	return sess, err
+}
+
+// tryChallenge counts a try of a live mfaToken and returns whom it is for.
+func (s *SessionService) tryChallenge(ctx context.Context, mfaToken string, meta domain.RequestMeta) (domain.User, []byte, error) {
+	hits, start, err := s.store.ThrottleHits(ctx, loginFailsPerIP.prefix+meta.IP, loginFailsPerIP.window)
+	if err != nil {
+		return domain.User{}, nil, err
+	}
+	if hits >= loginFailsPerIP.max {
+		_ = record(ctx, s.store, meta, Event{Action: domain.ActionMFAChallengeFailed, Table: domain.TableUsers, Reason: "throttled"})
+		return domain.User{}, nil, throttled(start.Add(loginFailsPerIP.window).Sub(s.now()), "Too many failed sign-in attempts. Please try again later.")
+	}
+	if mfaToken == "" {
+		return domain.User{}, nil, errMFAExpired
+	}
+	hash := s.secrets.TokenHash(mfaToken)
+	ch, err := s.mfa.store.TryMFAChallenge(ctx, hash, s.now(), mfaMaxTries)
+	if err != nil {
+		return domain.User{}, nil, notFound(err, errMFAExpired)
+	}
+	user, err := s.mfa.store.UserByID(ctx, ch.UserID)
+	if err != nil {
+		return domain.User{}, nil, notFound(err, errMFAExpired)
+	}
+	if !user.Active || !user.Verified || user.AwaitingApproval {
+		return domain.User{}, nil, errMFAExpired
+	}
+	if user, err = s.mfa.WithStatus(ctx, user); err != nil {
+		return domain.User{}, nil, err
+	}
+	return user, hash, nil
+}
+
+// completeSecondStep ends the challenge and starts the session, in ctx's transaction.
+func (s *SessionService) completeSecondStep(ctx context.Context, user domain.User, challengeHash []byte, method string, meta domain.RequestMeta) (Session, error) {
+	if err := s.mfa.store.UseMFAChallenge(ctx, challengeHash, s.now()); err != nil {
+		return Session{}, notFound(err, errMFAExpired)
+	}
+	if err := record(ctx, s.store, meta, Event{Actor: user.ID, Action: domain.ActionMFAChallengeSucceeded, Table: domain.TableUsers, RecordID: user.ID,
+		Success: true, Reason: "method: " + method}); err != nil {
+		return Session{}, err
+	}
+	return s.begin(ctx, user, method, meta)
 }
 
 // startSession hands out a fresh access token and refresh token for a session.
@@ -192,6 +318,9 @@ func (s *SessionService) Refresh(ctx context.Context, refreshToken string, meta 
 		}
 		p, err := s.store.Principal(ctx, sessionID)
 		if err != nil {
+			return err
+		}
+		if p.User, err = s.mfa.WithStatus(ctx, p.User); err != nil {
 			return err
 		}
 		sess, err = s.startSession(ctx, p)

@@ -63,6 +63,7 @@ type SettingsChange struct {
 	AnalysisSendUnscreened    *bool
 	MaxInstanceMegabytes      *int
 	MaxStudyMegabytes         *int
+	MFARequiredRoles          *[]string
 }
 
 var errNotSettingsManager = forbidden("Only admins can change settings.")
@@ -98,7 +99,7 @@ func (s *SettingsService) Update(ctx context.Context, p *domain.Principal, in Se
 			return err
 		}
 		saved = next
-		if next == old {
+		if settingsDiff(old, next) == "" {
 			return nil
 		}
 		if err := s.store.SaveSettings(ctx, next); err != nil {
@@ -137,6 +138,16 @@ func (in SettingsChange) over(old domain.Settings) domain.Settings {
 	if in.MaxStudyMegabytes != nil {
 		next.MaxStudyMegabytes = *in.MaxStudyMegabytes
 	}
+	if in.MFARequiredRoles != nil {
+		roles := []string{}
+		for _, r := range *in.MFARequiredRoles {
+			if !slices.Contains(roles, r) {
+				roles = append(roles, r)
+			}
+		}
+		slices.Sort(roles)
+		next.MFARequiredRoles = roles
+	}
 	return next
 }
 
@@ -161,6 +172,12 @@ func (s *SettingsService) check(v domain.Settings) error {
 	if v.MaxStudyMegabytes < v.MaxInstanceMegabytes || v.MaxStudyMegabytes > domain.MaxStudyMegabytesCap {
 		errs.add("maxStudyMegabytes", "must be between the instance limit and %d", domain.MaxStudyMegabytesCap)
 	}
+	for _, r := range v.MFARequiredRoles {
+		if !domain.IsRole(r) {
+			errs.add("mfaRequiredRoles", "must be role names (%s)", strings.Join(domain.Roles, ", "))
+			break
+		}
+	}
 	if !slices.Contains(s.providers, v.AnalysisProvider) {
 		errs.add("analysisProvider", "must be one of the configured providers")
 	}
@@ -174,7 +191,7 @@ func (s *SettingsService) check(v domain.Settings) error {
 func settingsDiff(old, next domain.Settings) string {
 	var changes []string
 	add := func(name string, a, b any) {
-		if a != b {
+		if fmt.Sprint(a) != fmt.Sprint(b) {
 			changes = append(changes, fmt.Sprintf("%s %v to %v", name, a, b))
 		}
 	}
@@ -186,5 +203,6 @@ func settingsDiff(old, next domain.Settings) string {
 	add("analysisSendUnscreened", old.AnalysisSendUnscreened, next.AnalysisSendUnscreened)
 	add("maxInstanceMegabytes", old.MaxInstanceMegabytes, next.MaxInstanceMegabytes)
 	add("maxStudyMegabytes", old.MaxStudyMegabytes, next.MaxStudyMegabytes)
+	add("mfaRequiredRoles", old.MFARequiredRoles, next.MFARequiredRoles)
 	return strings.Join(changes, "; ")
 }

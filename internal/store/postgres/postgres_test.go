@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -108,16 +109,16 @@ func TestSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != domain.DefaultSettings {
+	if !reflect.DeepEqual(got, domain.DefaultSettings) {
 		t.Errorf("settings after the migrations = %+v, want the defaults %+v", got, domain.DefaultSettings)
 	}
 
 	changed := domain.Settings{ShareLifetimeDefaultHours: 2, ShareLifetimeMaxHours: 3, RegistrationOpen: false, ProviderApprovalRequired: true, AnalysisProvider: "openai",
-		AnalysisSendUnscreened: true}
+		AnalysisSendUnscreened: true, MFARequiredRoles: []string{domain.RoleAdmin}}
 	if err := store.SaveSettings(ctx, changed); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := store.Settings(ctx); err != nil || got != changed {
+	if got, err := store.Settings(ctx); err != nil || !reflect.DeepEqual(got, changed) {
 		t.Errorf("settings after saving = %+v, %v; want %+v", got, err, changed)
 	}
 
@@ -127,7 +128,7 @@ func TestSettings(t *testing.T) {
 	}
 	want := changed
 	want.ShareLifetimeMaxHours = domain.DefaultSettings.ShareLifetimeMaxHours
-	if got, err := store.Settings(ctx); err != nil || got != want {
+	if got, err := store.Settings(ctx); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("settings with an unreadable value = %+v, %v; want %+v", got, err, want)
 	}
 }

@@ -37,7 +37,7 @@ func (s *Store) Principal(ctx context.Context, sessionID string) (domain.Princip
 		return domain.Principal{}, domain.Errorf(domain.ENOTFOUND, "Not found.")
 	}
 	u := toUser(r.User)
-	return domain.Principal{User: u, SessionID: r.SessionID.String(), Permissions: r.Permissions}, nil
+	return domain.Principal{User: u, SessionID: r.SessionID.String(), Permissions: r.Permissions, EnrolmentOnly: r.EnrolmentOnly}, nil
 }
 
 // RevokeSession ends one session.

@@ -19,6 +19,7 @@ func settingFields(s *domain.Settings) map[string]any {
 		"analysis_send_unscreened":     &s.AnalysisSendUnscreened,
 		"max_instance_megabytes":       &s.MaxInstanceMegabytes,
 		"max_study_megabytes":          &s.MaxStudyMegabytes,
+		"mfa_required_roles":           &s.MFARequiredRoles,
 	}
 }
 
@@ -64,7 +65,7 @@ func (s *Store) SaveSettings(ctx context.Context, v domain.Settings) error {
 	return nil
 }
 
-// mustJSON encodes a setting's value (an int, bool or string, which always encode).
+// mustJSON encodes a setting's value (an int, bool, string or list of strings, which always encode).
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b

@@ -93,7 +93,7 @@ func (q *Queries) TryCode(ctx context.Context, arg TryCodeParams) (TryCodeRow, e
 
 const useLinkToken = `-- name: UseLinkToken :one
 UPDATE one_time_codes SET used_at = now()
-WHERE code_hash = $1 AND purpose = 'reset_link' AND used_at IS NULL AND expires_at > now()
+WHERE code_hash = $1 AND purpose = 'reset_link' AND used_at IS NULL AND expires_at > now() AND tries < 5
 RETURNING user_id
 `
 

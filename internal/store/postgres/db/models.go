@@ -161,6 +161,29 @@ type MessageStream struct {
 	ExpiresAt time.Time
 }
 
+type MfaChallenge struct {
+	TokenHash []byte
+	UserID    uuid.UUID
+	ExpiresAt time.Time
+	Tries     int32
+	UsedAt    pgtype.Timestamptz
+	Webauthn  []byte
+}
+
+type MfaRecoveryCode struct {
+	UserID   uuid.UUID
+	CodeHash []byte
+	UsedAt   pgtype.Timestamptz
+}
+
+type MfaTotp struct {
+	UserID    uuid.UUID
+	Sealed    []byte
+	CreatedAt time.Time
+	EnabledAt pgtype.Timestamptz
+	LastStep  int64
+}
+
 type OneTimeCode struct {
 	ID        uuid.UUID
 	UserID    uuid.UUID
@@ -214,6 +237,7 @@ type Session struct {
 	RevokedReason pgtype.Text
 	Ip            string
 	UserAgent     string
+	EnrolmentOnly bool
 }
 
 type Setting struct {
@@ -334,4 +358,20 @@ type UserGram struct {
 type UserGramCount struct {
 	Gram  string
 	Users int32
+}
+
+type WebauthnCredential struct {
+	ID           uuid.UUID
+	UserID       uuid.UUID
+	CredentialID []byte
+	Credential   []byte
+	Name         string
+	CreatedAt    time.Time
+	LastUsedAt   pgtype.Timestamptz
+}
+
+type WebauthnRegistration struct {
+	UserID    uuid.UUID
+	Session   []byte
+	ExpiresAt time.Time
 }

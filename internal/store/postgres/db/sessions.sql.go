@@ -28,7 +28,7 @@ func (q *Queries) CreateRefreshToken(ctx context.Context, arg CreateRefreshToken
 }
 
 const createSession = `-- name: CreateSession :one
-INSERT INTO sessions (user_id, expires_at, ip, user_agent) VALUES ($1, $2, $3, $4) RETURNING id, user_id, created_at, expires_at, revoked_at, revoked_reason, ip, user_agent
+INSERT INTO sessions (user_id, expires_at, ip, user_agent) VALUES ($1, $2, $3, $4) RETURNING id, user_id, created_at, expires_at, revoked_at, revoked_reason, ip, user_agent, enrolment_only
 `
 
 type CreateSessionParams struct {
@@ -55,23 +55,25 @@ func (q *Queries) CreateSession(ctx context.Context, arg CreateSessionParams) (S
 		&i.RevokedReason,
 		&i.Ip,
 		&i.UserAgent,
+		&i.EnrolmentOnly,
 	)
 	return i, err
 }
 
 const getSessionPrincipal = `-- name: GetSessionPrincipal :one
-SELECT s.id AS session_id, s.revoked_at, s.expires_at, u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text, u.approved,
+SELECT s.id AS session_id, s.revoked_at, s.expires_at, s.enrolment_only, u.id, u.email, u.username, u.password_hash, u.role, u.active, u.verified, u.firstname, u.lastname, u.phone, u.dob, u.gender, u.address, u.city, u.state, u.country, u.zipcode, u.bio, u.taxid, u.licensenumber, u.insurancenumber, u.bloodgroup, u.primphysician, u.specialization, u.deleted_at, u.created_at, u.updated_at, u.search_text, u.approved,
        array(SELECT rp.permission FROM role_permissions rp WHERE rp.role = u.role ORDER BY 1)::text[] AS permissions
 FROM sessions s JOIN users u ON u.id = s.user_id
 WHERE s.id = $1
 `
 
 type GetSessionPrincipalRow struct {
-	SessionID   uuid.UUID
-	RevokedAt   pgtype.Timestamptz
-	ExpiresAt   time.Time
-	User        User
-	Permissions []string
+	SessionID     uuid.UUID
+	RevokedAt     pgtype.Timestamptz
+	ExpiresAt     time.Time
+	EnrolmentOnly bool
+	User          User
+	Permissions   []string
 }
 
 // Everything a request needs to know about its caller, in one round trip.
@@ -82,6 +84,7 @@ func (q *Queries) GetSessionPrincipal(ctx context.Context, id uuid.UUID) (GetSes
 		&i.SessionID,
 		&i.RevokedAt,
 		&i.ExpiresAt,
+		&i.EnrolmentOnly,
 		&i.User.ID,
 		&i.User.Email,
 		&i.User.Username,

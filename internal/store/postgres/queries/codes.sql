@@ -25,5 +25,5 @@ RETURNING (used_at IS NOT NULL)::boolean AS matched, tries;
 
 -- name: UseLinkToken :one
 UPDATE one_time_codes SET used_at = now()
-WHERE code_hash = $1 AND purpose = 'reset_link' AND used_at IS NULL AND expires_at > now()
+WHERE code_hash = $1 AND purpose = 'reset_link' AND used_at IS NULL AND expires_at > now() AND tries < 5
 RETURNING user_id;

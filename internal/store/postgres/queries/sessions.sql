@@ -3,7 +3,7 @@ INSERT INTO sessions (user_id, expires_at, ip, user_agent) VALUES ($1, $2, $3, $
 
 -- name: GetSessionPrincipal :one
 -- Everything a request needs to know about its caller, in one round trip.
-SELECT s.id AS session_id, s.revoked_at, s.expires_at, sqlc.embed(u),
+SELECT s.id AS session_id, s.revoked_at, s.expires_at, s.enrolment_only, sqlc.embed(u),
        array(SELECT rp.permission FROM role_permissions rp WHERE rp.role = u.role ORDER BY 1)::text[] AS permissions
 FROM sessions s JOIN users u ON u.id = s.user_id
 WHERE s.id = $1;
