@@ -4,7 +4,7 @@ import { errorStatus, getErrorMessage } from '@/lib/api-client';
 import { passkeyFailureText, signWithPasskey } from '@/lib/webauthn';
 import type { MfaChallenge, SessionData } from '@/types/api';
 import { useBeginPasskeyLoginMutation, useFinishPasskeyLoginMutation, useLoginWithCodeMutation } from '../mfa-api';
-import { OtpInput } from './OtpInput';
+import { OtpInput } from '@/components/OtpInput';
 
 /** The contract's answer to a wrong code; any other 401 ends the second step. */
 const INVALID_CODE = 'Invalid code.';

@@ -7,7 +7,7 @@ import { isEmail } from '@/lib/validation';
 import { useRequestPasswordResetMutation, useResetPasswordWithCodeMutation } from '../api';
 import { AuthCard } from '../components/AuthCard';
 import { NewPasswordFields } from '../components/NewPasswordFields';
-import { OtpInput } from '../components/OtpInput';
+import { OtpInput } from '@/components/OtpInput';
 import { useNewPassword } from '../use-new-password';
 
 /** product.md §9: forgot-password code length. */
