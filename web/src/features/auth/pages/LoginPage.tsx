@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useAppDispatch } from '@/app/hooks';
 import { TextField } from '@/components/Field';
@@ -45,6 +45,15 @@ export function LoginPage() {
   /** Why the password step shows again (the second step expired). */
   const [notice, setNotice] = useState<string | null>(null);
   const [login] = useLoginMutation();
+  /** The password step is drawn again after the second step: its field takes focus. */
+  const refocusPassword = useRef(false);
+
+  useEffect(() => {
+    if (!challenge && refocusPassword.current) {
+      refocusPassword.current = false;
+      document.getElementById('login-password')?.focus();
+    }
+  }, [challenge]);
 
   function signedIn(session: SessionData) {
     notifySuccess('Login successful! Redirecting...', { autoClose: LOGIN_REDIRECT_MS });
@@ -59,8 +68,7 @@ export function LoginPage() {
     setPassword('');
     setNotice(message);
     setBusy(false);
-    // After the password form is drawn again.
-    setTimeout(() => document.getElementById('login-password')?.focus(), 0);
+    refocusPassword.current = true;
   }
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
