@@ -17,6 +17,7 @@ import { SettingsPage } from '@/features/settings/pages/SettingsPage';
 import { ShareImagePage } from '@/features/sharing/pages/ShareImagePage';
 import { can, mayUseDashboard } from '@/lib/access';
 import { AiAnalysisRoute } from './AiAnalysisRoute';
+import { MfaEnrolmentGate } from './MfaEnrolmentGate';
 import { ProfileRoute } from './ProfileRoute';
 import { RequirePermission } from './RequirePermission';
 import { RootLayout } from './RootLayout';
@@ -41,35 +42,40 @@ export const routes: RouteObject[] = [
         element: <SessionGuard />,
         children: [
           {
-            element: <AppShell />,
+            element: <MfaEnrolmentGate />,
             children: [
               {
-                element: <RequirePermission allowed={mayUseDashboard} reason="The dashboard is for providers and administrators." />,
-                children: [{ path: '/dashboard', element: <DashboardPage /> }],
+                element: <AppShell />,
+                children: [
+                  {
+                    element: <RequirePermission allowed={mayUseDashboard} reason="The dashboard is for providers and administrators." />,
+                    children: [{ path: '/dashboard', element: <DashboardPage /> }],
+                  },
+                  { path: '/profile', element: <ProfileRoute /> },
+                  { path: '/user-profile/:id?', element: <UserProfilePage /> },
+                  { path: '/upload', element: <UploadImagePage /> },
+                  { path: '/view-images', element: <ViewImagesRoute /> },
+                  { path: '/viewer/:id', element: <ViewerRoute /> },
+                  { path: '/messages', element: <MessagesPage /> },
+                  {
+                    element: <RequirePermission allowed={(user) => can(user, 'audit:read')} reason="You may not read the audit log." />,
+                    children: [{ path: '/audit-logs', element: <AuditLogsPage /> }],
+                  },
+                  {
+                    element: <RequirePermission allowed={(user) => can(user, 'system:monitor')} />,
+                    children: [{ path: '/admin-dashboard', element: <AdminDashboardPage /> }],
+                  },
+                  {
+                    element: <RequirePermission allowed={(user) => can(user, 'settings:manage')} />,
+                    children: [{ path: '/appsettings', element: <SettingsPage /> }],
+                  },
+                  {
+                    element: <RequirePermission allowed={(user) => can(user, 'roles:read')} />,
+                    children: [{ path: '/roles-permissions', element: <RolesPermissionsPage /> }],
+                  },
+                  { path: '/ai-analysis/:id?', element: <AiAnalysisRoute /> },
+                ],
               },
-              { path: '/profile', element: <ProfileRoute /> },
-              { path: '/user-profile/:id?', element: <UserProfilePage /> },
-              { path: '/upload', element: <UploadImagePage /> },
-              { path: '/view-images', element: <ViewImagesRoute /> },
-              { path: '/viewer/:id', element: <ViewerRoute /> },
-              { path: '/messages', element: <MessagesPage /> },
-              {
-                element: <RequirePermission allowed={(user) => can(user, 'audit:read')} reason="You may not read the audit log." />,
-                children: [{ path: '/audit-logs', element: <AuditLogsPage /> }],
-              },
-              {
-                element: <RequirePermission allowed={(user) => can(user, 'system:monitor')} />,
-                children: [{ path: '/admin-dashboard', element: <AdminDashboardPage /> }],
-              },
-              {
-                element: <RequirePermission allowed={(user) => can(user, 'settings:manage')} />,
-                children: [{ path: '/appsettings', element: <SettingsPage /> }],
-              },
-              {
-                element: <RequirePermission allowed={(user) => can(user, 'roles:read')} />,
-                children: [{ path: '/roles-permissions', element: <RolesPermissionsPage /> }],
-              },
-              { path: '/ai-analysis/:id?', element: <AiAnalysisRoute /> },
             ],
           },
         ],

@@ -26,7 +26,7 @@ export type Permission =
   | 'messages:send'
   | 'system:monitor';
 
-type Someone = Pick<User, 'id' | 'permissions'> | null | undefined;
+type Someone = (Pick<User, 'id' | 'permissions'> & Pick<Partial<User>, 'mfa'>) | null | undefined;
 
 /** Whether the user holds the permission; a record without permissions holds none. */
 export function can(user: Someone, permission: Permission): boolean {
@@ -70,7 +70,25 @@ export function auditView(user: Someone): 'log' | 'history' | null {
   return can(user, 'audit:read-all') || can(user, 'images:upload') ? 'log' : 'history';
 }
 
-/** Where a person lands after signing in (product.md §2 and §6): their dashboard, or their images. */
+/**
+ * An enrolment-only session: the user's role requires a second factor and
+ * they have none yet, so the server answers nothing but the enrolment calls
+ * until they set one up (on /profile).
+ */
+export function needsMfaEnrolment(user: Pick<User, 'mfa'> | null | undefined): boolean {
+  const mfa = user?.mfa;
+  return Boolean(mfa?.required && !mfa.totp && mfa.passkeys === 0);
+}
+
+/** Where an enrolment-only session is kept, on the Security section. */
+export const MFA_ENROLMENT_ROUTE = '/profile';
+
+/**
+ * Where a person lands after signing in (product.md §2 and §6): their
+ * dashboard, or their images; the Security section of their profile while
+ * their role requires a second factor they do not have.
+ */
 export function homeRouteFor(user: Someone): string {
+  if (needsMfaEnrolment(user)) return MFA_ENROLMENT_ROUTE;
   return mayUseDashboard(user) ? '/dashboard' : '/view-images';
 }

@@ -19,7 +19,15 @@ export interface ApiClientHooks {
   refresh?: () => Promise<string>;
   /** The session is lost for good: clear it and go to /login. */
   onUnauthorized: () => void;
+  /**
+   * A call answered 403 `mfa_enrollment_required`: the session may only set
+   * up a second factor, so the app leads the user to where that is done.
+   */
+  onMfaEnrolmentRequired?: () => void;
 }
+
+/** The 403 `error` of a call made by a session that may only enrol a second factor. */
+export const MFA_ENROLMENT_REQUIRED = 'mfa_enrollment_required';
 
 /**
  * A 401 from these calls means "wrong credentials" or "no session to renew",
@@ -143,6 +151,10 @@ export function setupApiClient(hooks: ApiClientHooks): () => void {
   const responseId = api.interceptors.response.use(
     (response) => response,
     async (error: unknown) => {
+      if (isAxiosError(error) && error.response?.status === 403 && errorBody(error)?.error === MFA_ENROLMENT_REQUIRED) {
+        hooks.onMfaEnrolmentRequired?.();
+        throw error;
+      }
       if (
         !isAxiosError(error) ||
         error.response?.status !== 401 ||

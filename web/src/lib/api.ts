@@ -33,9 +33,9 @@ const axiosBaseQuery: BaseQueryFn<ApiRequest, unknown, ApiError> = async (
  * The cache tags. 'Image' ids are image ids plus the two lists; 'User' ids
  * are user ids plus the directory list; 'Profile' is the caller's own;
  * 'Chat' ids are the other person's user id (a conversation) plus the chat list;
- * 'AccessToken' is the caller's list of personal access tokens.
+ * 'AccessToken' is the caller's list of personal access tokens; 'Passkey' their passkeys.
  */
-export const TAG_TYPES = ['Image', 'User', 'Profile', 'DashboardStats', 'Chat', 'Settings', 'Analysis', 'AccessToken'] as const;
+export const TAG_TYPES = ['Image', 'User', 'Profile', 'DashboardStats', 'Chat', 'Settings', 'Analysis', 'AccessToken', 'Passkey'] as const;
 
 /** The lists behind 'Uploaded Images' (own uploads; admins: every image). */
 export const UPLOADED_IMAGES = { type: 'Image', id: 'UPLOADED_LIST' } as const;

@@ -133,6 +133,7 @@ export function makeSettings() {
     analysisSendUnscreened: false,
     maxInstanceMegabytes: 50,
     maxStudyMegabytes: 2048,
+    mfaRequiredRoles: [] as string[],
     analysisProviders: ['builtin'],
   };
 }

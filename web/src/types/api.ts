@@ -23,6 +23,19 @@ export interface User extends ProfileMembers {
    * absent from a record kept from before the server stated it.
    */
   permissions?: string[];
+  /** The second factors (docs: MFA contract); absent from answers of a server without them. */
+  mfa?: MfaState;
+}
+
+/**
+ * `mfa` of the user object: whether the authenticator is on, how many
+ * passkeys there are, and whether the user's role must have a second factor.
+ */
+export interface MfaState {
+  totp: boolean;
+  passkeys: number;
+  /** Absent from the user objects of others (the admin's list may omit it). */
+  required?: boolean;
 }
 
 /** A field error of the error body. */
@@ -36,6 +49,8 @@ export interface ApiErrorBody {
   message?: string;
   error?: string;
   errors?: FieldError[];
+  /** A password reset that also needs a second factor's code. */
+  mfaRequired?: boolean;
 }
 
 /** The success envelope: `{message, data}`. */
@@ -48,6 +63,16 @@ export interface ApiResponse<T> {
 export interface SessionData {
   token: string;
   user: User;
+}
+
+/** The second factors that can finish a sign-in. */
+export type MfaMethod = 'totp' | 'recovery' | 'webauthn';
+
+/** `data` of a sign-in that needs a second step: no token yet. */
+export interface MfaChallenge {
+  mfaRequired: true;
+  mfaToken: string;
+  methods: MfaMethod[];
 }
 
 /** The pagination block of paged lists (api.md "Conventions"). */

@@ -7,6 +7,7 @@ import { useLogout } from '@/features/auth/use-logout';
 import { useGetChatListQuery } from '@/features/messages/api';
 import { totalUnread } from '@/features/messages/cache';
 import { unreadLabel } from '@/features/messages/labels';
+import { needsMfaEnrolment } from '@/lib/access';
 import { selectUser } from '@/lib/session';
 import { useAppSelector } from '../hooks';
 import { menuFor } from './menu';
@@ -25,7 +26,7 @@ export function AppShell() {
   const items = menuFor(user);
   const name = user ? `${user.firstname} ${user.lastname}`.trim() : '';
   // The chat list's unread counts, kept current by the message stream.
-  const { data: chats } = useGetChatListQuery(user ? undefined : skipToken);
+  const { data: chats } = useGetChatListQuery(user && !needsMfaEnrolment(user) ? undefined : skipToken);
   const unread = totalUnread(chats);
 
   async function onLogout() {

@@ -1,6 +1,6 @@
 import { baseApi } from '@/lib/api';
 import type { ProfilePayload } from '@/lib/profile-fields';
-import type { ApiResponse, SessionData } from '@/types/api';
+import type { ApiResponse, MfaChallenge, SessionData } from '@/types/api';
 
 /** Roles a person may pick at registration (api.md: never admin). */
 export type RegistrableRole = 'patient' | 'healthProvider';
@@ -23,7 +23,8 @@ const post = (url: string, body?: unknown) => ({ url, method: 'POST' as const, b
 // starts with an empty cache (app/store.ts).
 export const authApi = baseApi.injectEndpoints({
   endpoints: (build) => ({
-    login: build.mutation<ApiResponse<SessionData>, { email: string; password: string }>({
+    /** The session, or a second step to take first (MFA contract, "Sign-in"). */
+    login: build.mutation<ApiResponse<SessionData | MfaChallenge>, { email: string; password: string }>({
       query: (credentials) => post('/auth/login', credentials),
     }),
     logout: build.mutation<MessageResponse, void>({
@@ -41,10 +42,14 @@ export const authApi = baseApi.injectEndpoints({
     requestPasswordReset: build.mutation<MessageResponse, { email: string }>({
       query: (body) => post('/auth/forgot-password', body),
     }),
-    resetPasswordWithCode: build.mutation<MessageResponse, { email: string; otp: string; newPassword: string }>({
+    /** `mfaCode`: an authenticator or recovery code, for an account with a second factor. */
+    resetPasswordWithCode: build.mutation<
+      MessageResponse,
+      { email: string; otp: string; newPassword: string; mfaCode?: string }
+    >({
       query: (body) => post('/auth/reset-password', body),
     }),
-    resetPasswordWithToken: build.mutation<MessageResponse, { token: string; password: string }>({
+    resetPasswordWithToken: build.mutation<MessageResponse, { token: string; password: string; mfaCode?: string }>({
       query: (body) => post('/auth/reset-password', body),
     }),
   }),

@@ -39,6 +39,12 @@ export const dashboardApi = baseApi.injectEndpoints({
       invalidatesTags: (_result, error, id) => (error ? [] : [USER_LIST, userTag(id)]),
     }),
 
+    /** DELETE /api/users/{id}/mfa (admin): the user's authenticator, passkeys and recovery codes go. */
+    resetUserMfa: build.mutation<ApiResponse<unknown>, string>({
+      query: (id) => ({ url: `/users/${encodeURIComponent(id)}/mfa`, method: 'DELETE' }),
+      invalidatesTags: (_result, error, id) => (error ? [] : [USER_LIST, userTag(id)]),
+    }),
+
     /** DELETE /api/users/{id} (admin): the directory and the user count change. */
     deleteUser: build.mutation<ApiResponse<unknown>, string>({
       query: (id) => ({ url: `/users/${encodeURIComponent(id)}`, method: 'DELETE' }),
@@ -52,4 +58,5 @@ export const {
   useDeleteUserMutation,
   useGetActivityQuery,
   useApproveUserMutation,
+  useResetUserMfaMutation,
 } = dashboardApi;

@@ -13,6 +13,8 @@ export interface Settings {
   /** The largest DICOM instance of a study, and the largest study, in MB. */
   maxInstanceMegabytes: number;
   maxStudyMegabytes: number;
+  /** Role names whose users must have a second factor (MFA contract, "Admin"). */
+  mfaRequiredRoles: string[];
 }
 
 /** GET /api/settings adds the providers the server is configured with. */
@@ -30,6 +32,12 @@ export const settingsApi = baseApi.injectEndpoints({
       providesTags: ['Settings'],
     }),
 
+    /** GET /api/roles, by name: the roles a second factor can be required of. */
+    listRoleNames: build.query<string[], void>({
+      query: () => ({ url: '/roles' }),
+      transformResponse: (body: ApiResponse<{ name: string }[]>) => body.data.map((role) => role.name),
+    }),
+
     saveSettings: build.mutation<ApiResponse<SettingsData>, Partial<Settings>>({
       query: (body) => ({ url: '/settings', method: 'PUT', body }),
       invalidatesTags: (_result, error) => (error ? [] : ['Settings']),
@@ -37,4 +45,4 @@ export const settingsApi = baseApi.injectEndpoints({
   }),
 });
 
-export const { useGetSettingsQuery, useSaveSettingsMutation } = settingsApi;
+export const { useGetSettingsQuery, useSaveSettingsMutation, useListRoleNamesQuery } = settingsApi;

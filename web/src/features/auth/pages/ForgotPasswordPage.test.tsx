@@ -1,7 +1,7 @@
 import { screen } from '@testing-library/react';
 import userEvent, { type UserEvent } from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { mockApi, renderRoute } from '@/test/render';
 
 let mock: MockAdapter;
@@ -92,6 +92,42 @@ describe('/forgot-password', () => {
       otp: '123456',
       newPassword: 'a new long password',
     });
+  });
+
+  it('step 2 asks for a second factor when the account has one, and sends it as mfaCode', async () => {
+    const user = userEvent.setup();
+    const ask = 'Enter a code from your authenticator app or a recovery code.';
+    mock
+      .onPost('/auth/reset-password')
+      .replyOnce(401, { error: ask, mfaRequired: true })
+      .onPost('/auth/reset-password')
+      .replyOnce(401, { error: 'Invalid code.' })
+      .onPost('/auth/reset-password')
+      .replyOnce(200, { message: 'Password reset successfully!' });
+    await toStepTwo(user);
+    await user.click(codeBoxes()[0]);
+    await user.paste('123456');
+    await user.type(screen.getByLabelText('New password'), 'a new long password');
+    await user.type(screen.getByLabelText('Confirm new password'), 'a new long password');
+    await user.click(screen.getByRole('button', { name: 'Reset password' }));
+
+    const field = await screen.findByLabelText('Authenticator or recovery code');
+    expect(inlineError()).toHaveTextContent(ask);
+    expect(field).toHaveAccessibleDescription(ask);
+    await user.type(field, '000000');
+    await user.click(screen.getByRole('button', { name: 'Reset password' }));
+    await vi.waitFor(() => expect(inlineError()).toHaveTextContent('Invalid code.'));
+
+    await user.clear(field);
+    await user.type(field, 'abcde-12345');
+    await user.click(screen.getByRole('button', { name: 'Reset password' }));
+    expect(await screen.findByRole('heading', { level: 2, name: 'Password reset' })).toBeInTheDocument();
+    const bodies = mock.history.post.filter((entry) => entry.url === '/auth/reset-password').map((entry) => JSON.parse(entry.data as string) as unknown);
+    expect(bodies).toEqual([
+      { email: 'sara@example.test', otp: '123456', newPassword: 'a new long password' },
+      { email: 'sara@example.test', otp: '123456', newPassword: 'a new long password', mfaCode: '000000' },
+      { email: 'sara@example.test', otp: '123456', newPassword: 'a new long password', mfaCode: 'abcde-12345' },
+    ]);
   });
 
   it('step 2 shows the server text, else its own fallback', async () => {

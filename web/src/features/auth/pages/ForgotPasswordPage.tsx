@@ -1,13 +1,13 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { TextField } from '@/components/Field';
-import { getErrorMessages } from '@/lib/api-client';
+import { errorBody, errorStatus, getErrorMessages } from '@/lib/api-client';
 import { notifyErrors, notifySuccess } from '@/lib/notify';
 import { isEmail } from '@/lib/validation';
 import { useRequestPasswordResetMutation, useResetPasswordWithCodeMutation } from '../api';
 import { AuthCard } from '../components/AuthCard';
 import { NewPasswordFields } from '../components/NewPasswordFields';
-import { OtpInput } from '../components/OtpInput';
+import { OtpInput } from '@/components/OtpInput';
 import { useNewPassword } from '../use-new-password';
 
 /** product.md §9: forgot-password code length. */
@@ -30,6 +30,9 @@ export function ForgotPasswordPage() {
   const newPassword = useNewPassword();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  /** Set once the server asks for a second factor's code (an account with one). */
+  const [mfaNeeded, setMfaNeeded] = useState(false);
+  const [mfaCode, setMfaCode] = useState('');
   const [requestPasswordReset] = useRequestPasswordResetMutation();
   const [resetPasswordWithCode] = useResetPasswordWithCodeMutation();
   const title = useRef<HTMLHeadingElement>(null);
@@ -73,14 +76,33 @@ export function ForgotPasswordPage() {
       return;
     }
     if (!newPassword.isAcceptable(setError)) return;
+    if (mfaNeeded && mfaCode.trim() === '') {
+      setError('Enter a code from your authenticator app or a recovery code.');
+      document.getElementById('forgot-mfa')?.focus();
+      return;
+    }
     setBusy(true);
     try {
-      await resetPasswordWithCode({ email: email.trim(), otp, newPassword: newPassword.password }).unwrap();
+      await resetPasswordWithCode({
+        email: email.trim(),
+        otp,
+        newPassword: newPassword.password,
+        ...(mfaNeeded ? { mfaCode: mfaCode.trim() } : {}),
+      }).unwrap();
       notifySuccess('Password reset successfully!');
       newPassword.clear();
+      setMfaNeeded(false);
+      setMfaCode('');
       goTo(3);
     } catch (failure) {
-      notifyErrors(getErrorMessages(failure, 'Something went wrong in handleResetPassword'));
+      if (errorStatus(failure) === 401 && (mfaNeeded || errorBody(failure)?.mfaRequired)) {
+        // The account has a second factor: ask for its code and send again.
+        setMfaNeeded(true);
+        setError(getErrorMessages(failure, 'Enter a code from your authenticator app or a recovery code.')[0]);
+        setTimeout(() => document.getElementById('forgot-mfa')?.focus(), 0);
+      } else {
+        notifyErrors(getErrorMessages(failure, 'Something went wrong in handleResetPassword'));
+      }
     } finally {
       setBusy(false);
     }
@@ -150,6 +172,18 @@ export function ForgotPasswordPage() {
             />
           </div>
           <NewPasswordFields idPrefix="forgot-new" errorId={errorId} {...newPassword.fields} />
+          {mfaNeeded && (
+            <TextField
+              id="forgot-mfa"
+              label="Authenticator or recovery code"
+              autoComplete="one-time-code"
+              spellCheck={false}
+              value={mfaCode}
+              aria-describedby={errorId}
+              aria-invalid={error ? true : undefined}
+              onChange={(event) => setMfaCode(event.target.value)}
+            />
+          )}
           {errorText}
           <button type="submit" className="btn btn--primary auth-form__submit" disabled={busy}>
             {busy ? 'Resetting…' : 'Reset password'}

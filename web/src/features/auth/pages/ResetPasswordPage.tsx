@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { getErrorMessage } from '@/lib/api-client';
+import { TextField } from '@/components/Field';
+import { errorBody, errorStatus, getErrorMessage } from '@/lib/api-client';
 import { notifySuccess } from '@/lib/notify';
 import { useResetPasswordWithTokenMutation } from '../api';
 import { AuthCard } from '../components/AuthCard';
@@ -15,17 +16,32 @@ export function ResetPasswordPage() {
   const newPassword = useNewPassword();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  /** Set once the server asks for a second factor's code (an account with one). */
+  const [mfaNeeded, setMfaNeeded] = useState(false);
+  const [mfaCode, setMfaCode] = useState('');
   const [resetPasswordWithToken] = useResetPasswordWithTokenMutation();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (!newPassword.isAcceptable(setError)) return;
+    if (mfaNeeded && mfaCode.trim() === '') {
+      setError('Enter a code from your authenticator app or a recovery code.');
+      return;
+    }
     setBusy(true);
     try {
-      await resetPasswordWithToken({ token, password: newPassword.password }).unwrap();
+      await resetPasswordWithToken({
+        token,
+        password: newPassword.password,
+        ...(mfaNeeded ? { mfaCode: mfaCode.trim() } : {}),
+      }).unwrap();
       notifySuccess('Password reset successfully!');
       void navigate('/login', { replace: true });
     } catch (failure) {
+      if (errorStatus(failure) === 401 && (mfaNeeded || errorBody(failure)?.mfaRequired)) {
+        setMfaNeeded(true);
+        setTimeout(() => document.getElementById('reset-mfa')?.focus(), 0);
+      }
       setError(getErrorMessage(failure, 'Something went wrong. Please try again.'));
       setBusy(false);
     }
@@ -47,6 +63,18 @@ export function ResetPasswordPage() {
       {token ? (
         <form className="auth-form" noValidate onSubmit={onSubmit} aria-label="Choose a new password">
           <NewPasswordFields idPrefix="reset" errorId={errorId} {...newPassword.fields} />
+          {mfaNeeded && (
+            <TextField
+              id="reset-mfa"
+              label="Authenticator or recovery code"
+              autoComplete="one-time-code"
+              spellCheck={false}
+              value={mfaCode}
+              aria-describedby={errorId}
+              aria-invalid={error ? true : undefined}
+              onChange={(event) => setMfaCode(event.target.value)}
+            />
+          )}
           {error && (
             <p className="form-error" id="reset-error" role="alert">
               {error}

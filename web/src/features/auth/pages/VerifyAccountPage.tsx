@@ -5,7 +5,7 @@ import { getErrorMessage, getErrorMessages } from '@/lib/api-client';
 import { notifyError, notifyErrors, notifySuccess } from '@/lib/notify';
 import { useConfirmAccountMutation, useResendConfirmationMutation } from '../api';
 import { AuthCard } from '../components/AuthCard';
-import { OtpInput } from '../components/OtpInput';
+import { OtpInput } from '@/components/OtpInput';
 import { VERIFY_REDIRECT_MS } from '../home-route';
 import { useDelayedNavigate } from '../use-delayed-navigate';
 import { readUserEmail } from '../user-email';

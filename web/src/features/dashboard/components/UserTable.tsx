@@ -8,8 +8,7 @@ import { notifyError, notifySuccess } from '@/lib/notify';
 import { useDebouncedValue } from '@/lib/use-debounced-value';
 import { useListUsersQuery } from '@/lib/users-api';
 import type { User } from '@/types/api';
-import { useApproveUserMutation, useDeleteUserMutation } from '../api';
-import '@/components/DataTable.css';
+import { useApproveUserMutation, useDeleteUserMutation, useResetUserMfaMutation } from '../api';
 import '@/components/DataTable.css';
 
 /** product.md §9: user table page sizes, default 5. */
@@ -21,6 +20,19 @@ function statusOf(user: User): string {
   if (user.approved === false) return 'Pending';
   return 'Active';
 }
+
+/** Whether the user has a second factor, and which (MFA contract: user objects carry `mfa`). */
+function secondFactorOf(user: User): string {
+  const mfa = user.mfa;
+  if (!mfa) return 'N/A';
+  const factors = [mfa.totp ? 'Authenticator' : '', mfa.passkeys > 0 ? `${mfa.passkeys} ${mfa.passkeys === 1 ? 'passkey' : 'passkeys'}` : '']
+    .filter(Boolean)
+    .join(', ');
+  if (factors) return `On (${factors})`;
+  return mfa.required ? 'Off (required)' : 'Off';
+}
+
+const hasSecondFactor = (user: User) => Boolean(user.mfa && (user.mfa.totp || user.mfa.passkeys > 0));
 
 interface UserTableProps {
   /** Whoever manages users (users:manage: admins, product.md §6) approves and deletes them. */
@@ -46,6 +58,8 @@ export function UserTable({ canManage, selfId }: UserTableProps) {
   const [deleteUser] = useDeleteUserMutation();
   const [approveUser] = useApproveUserMutation();
   const [approving, setApproving] = useState<string | null>(null);
+  const [toReset, setToReset] = useState<User | null>(null);
+  const [resetUserMfa, { isLoading: resetting }] = useResetUserMfaMutation();
 
   useEffect(() => {
     if (isError) notifyError(getErrorMessage(error, 'The users could not be loaded.'));
@@ -111,6 +125,17 @@ export function UserTable({ canManage, selfId }: UserTableProps) {
     }
   }
 
+  async function confirmReset() {
+    if (!toReset) return;
+    try {
+      const result = await resetUserMfa(toReset.id).unwrap();
+      notifySuccess(result.message || 'The second factors are reset.');
+      setToReset(null);
+    } catch (failure) {
+      notifyError(getErrorMessage(failure, 'The second factors could not be reset. Please try again.'));
+    }
+  }
+
   return (
     <section className="card data-table" aria-labelledby="users-title">
       <div className="data-table__header">
@@ -155,6 +180,7 @@ export function UserTable({ canManage, selfId }: UserTableProps) {
               <th scope="col">Username</th>
               <th scope="col">Role</th>
               <th scope="col">Status</th>
+              {canManage && <th scope="col">Second factor</th>}
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
@@ -163,7 +189,7 @@ export function UserTable({ canManage, selfId }: UserTableProps) {
           <tbody>
             {rows.length === 0 && !loading && (
               <tr>
-                <td colSpan={7} className="data-table__empty">
+                <td colSpan={canManage ? 8 : 7} className="data-table__empty">
                   {isError ? 'The users could not be loaded.' : 'No users found.'}
                 </td>
               </tr>
@@ -187,6 +213,7 @@ export function UserTable({ canManage, selfId }: UserTableProps) {
                   <td>
                     <span className={`status status--${statusOf(row).toLowerCase()}`}>{statusOf(row)}</span>
                   </td>
+                  {canManage && <td>{secondFactorOf(row)}</td>}
                   <td>
                     <div className="data-table__actions">
                       <Link
@@ -205,6 +232,16 @@ export function UserTable({ canManage, selfId }: UserTableProps) {
                           onClick={() => void approve(row)}
                         >
                           {approving === row.id ? 'Approving…' : 'Approve'}
+                        </button>
+                      )}
+                      {canManage && hasSecondFactor(row) && (
+                        <button
+                          type="button"
+                          className="btn btn--outline btn--small"
+                          aria-label={`Reset the second factor of ${name}`}
+                          onClick={() => setToReset(row)}
+                        >
+                          Reset second factor
                         </button>
                       )}
                       {canManage && row.id !== selfId && (
@@ -238,6 +275,29 @@ export function UserTable({ canManage, selfId }: UserTableProps) {
         busy={loading}
         onPage={setPage}
       />
+
+      {toReset && (
+        <Modal
+          title="Reset second factor"
+          onClose={() => !resetting && setToReset(null)}
+          description={
+            <>
+              Reset the second factor of <strong>{fullName(toReset) || toReset.username}</strong> ({toReset.email})? Their
+              authenticator, passkeys and recovery codes are removed, and they are told by email. If their role requires a
+              second factor, they must set one up again when they next sign in.
+            </>
+          }
+        >
+          <div className="modal__actions">
+            <button type="button" className="btn btn--outline" onClick={() => setToReset(null)} disabled={resetting} data-autofocus>
+              Cancel
+            </button>
+            <button type="button" className="btn btn--danger" onClick={() => void confirmReset()} disabled={resetting}>
+              {resetting ? 'Resetting…' : 'Reset'}
+            </button>
+          </div>
+        </Modal>
+      )}
 
       {toDelete && (
         <Modal

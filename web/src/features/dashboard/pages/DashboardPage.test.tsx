@@ -201,3 +201,42 @@ describe('provider approval', () => {
     expect(screen.queryByRole('button', { name: /^Approve / })).not.toBeInTheDocument();
   });
 });
+
+describe('/dashboard: second factors (admin)', () => {
+  it('shows who has a second factor, and resets one after a confirmation with the server message', async () => {
+    const withTotp = makeUser({ id: 'u-mfa', firstname: 'Sara', lastname: 'Secure', role: 'healthProvider', mfa: { totp: true, passkeys: 2 } });
+    const without = makeUser({ id: 'u-none', firstname: 'Omar', lastname: 'Open', mfa: { totp: false, passkeys: 0, required: true } });
+    mock.onGet('/users').reply(200, page([withTotp, without], 1, 1, 2));
+    mock.onDelete('/users/u-mfa/mfa').reply(200, { message: 'The second factors are reset.' });
+    const actor = userEvent.setup();
+    renderRoute('/dashboard', { user: makeUser({ id: 'admin-1', role: 'admin' }), token: 't' });
+
+    const row = (await screen.findByText('Sara Secure')).closest('tr') as HTMLElement;
+    const headers = within(screen.getByRole('table', { name: 'Users' })).getAllByRole('columnheader');
+    expect(headers.map((header) => header.textContent)).toContain('Second factor');
+    expect(within(row).getByText('On (Authenticator, 2 passkeys)')).toBeInTheDocument();
+    const other = screen.getByText('Omar Open').closest('tr') as HTMLElement;
+    expect(within(other).getByText('Off (required)')).toBeInTheDocument();
+    expect(within(other).queryByRole('button', { name: /Reset the second factor/ })).not.toBeInTheDocument();
+
+    await actor.click(within(row).getByRole('button', { name: 'Reset the second factor of Sara Secure' }));
+    let dialog = screen.getByRole('dialog', { name: 'Reset second factor' });
+    await actor.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(mock.history.delete).toHaveLength(0);
+
+    await actor.click(within(row).getByRole('button', { name: 'Reset the second factor of Sara Secure' }));
+    dialog = screen.getByRole('dialog', { name: 'Reset second factor' });
+    await actor.click(within(dialog).getByRole('button', { name: 'Reset' }));
+    expect(await screen.findByText('The second factors are reset.')).toBeInTheDocument();
+    expect(mock.history.delete.map((request) => request.url)).toEqual(['/users/u-mfa/mfa']);
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+  });
+
+  it('offers no reset and no column to a provider', async () => {
+    mock.onGet('/users').reply(200, page([makeUser({ id: 'u-mfa', firstname: 'Sara', lastname: 'Secure', mfa: { totp: true, passkeys: 0 } })], 1, 1, 1));
+    renderRoute('/dashboard', { user: makeUser({ role: 'healthProvider' }), token: 't' });
+    await screen.findByText('Sara Secure');
+    expect(screen.queryByRole('columnheader', { name: 'Second factor' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /Reset the second factor/ })).not.toBeInTheDocument();
+  });
+});

@@ -49,11 +49,12 @@ describe('/profile', () => {
     renderRoute('/profile', { user: BARE, token: 't' });
 
     expect(await screen.findByRole('heading', { level: 2, name: 'Personal Information' })).toBeInTheDocument();
-    // The tokens' part comes with its own chunk.
+    // The security and tokens' parts come with their own chunks.
     expect(await screen.findByRole('heading', { level: 2, name: 'Access tokens' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { level: 2, name: 'Security' })).toBeInTheDocument();
     expect(
       screen.getAllByRole('heading', { level: 2 }).map((heading) => heading.textContent),
-    ).toEqual(['Personal Information', 'Adress', 'Medical Information', 'User Bio', 'Access history', 'Access tokens']);
+    ).toEqual(['Personal Information', 'Adress', 'Medical Information', 'User Bio', 'Access history', 'Security', 'Access tokens']);
 
     const personal = section('Personal Information');
     expect(within(personal).getAllByRole('term').map((term) => term.textContent)).toEqual([

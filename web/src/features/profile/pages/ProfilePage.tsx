@@ -1,9 +1,11 @@
 import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
-import { useAppDispatch } from '@/app/hooks';
+import { skipToken } from '@reduxjs/toolkit/query/react';
+import { useAppDispatch, useAppSelector } from '@/app/hooks';
 import { Spinner } from '@/components/Spinner';
 import { getErrorMessage } from '@/lib/api-client';
-import { clearUser } from '@/lib/session';
+import { needsMfaEnrolment } from '@/lib/access';
+import { clearUser, selectUser } from '@/lib/session';
 import { useGetOwnProfileQuery } from '../api';
 import { DeleteAccountModal } from '../components/DeleteAccountModal';
 import { EditProfileModal } from '../components/EditProfileModal';
@@ -15,18 +17,24 @@ const AccessTokensSection = lazy(() =>
   import('../components/AccessTokensSection').then((m) => ({ default: m.AccessTokensSection })),
 );
 
+// The second factors' part, with its QR code and passkey helpers, loads on its own too.
+const SecuritySection = lazy(() => import('../components/SecuritySection').then((m) => ({ default: m.SecuritySection })));
+
 type OpenModal = 'edit' | 'delete' | null;
 
 /**
  * My Profile (product.md §2): GET /api/users/profile, edit and delete, and
- * the caller's personal access tokens. `extra` is what app/ adds below the
- * details (a patient's access history).
+ * the caller's second factors and personal access tokens. `extra` is what
+ * app/ adds below the details (a patient's access history). An
+ * enrolment-only session (its role requires a second factor it lacks) sees
+ * only the Security section: the server answers nothing else until then.
  */
 export function ProfilePage({ extra }: { extra?: ReactNode }) {
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
   // A save replaces the cached profile (and the session's user) itself.
-  const { data: user, error, isError, isFetching } = useGetOwnProfileQuery();
+  const enrolling = needsMfaEnrolment(useAppSelector(selectUser));
+  const { data: user, error, isError, isFetching } = useGetOwnProfileQuery(enrolling ? skipToken : undefined);
   const [modal, setModal] = useState<OpenModal>(null);
 
   async function onDeleted() {
@@ -41,13 +49,21 @@ export function ProfilePage({ extra }: { extra?: ReactNode }) {
     <div className="profile-page">
       <title>My Profile · MediShare</title>
       <h1 className="page-title">My Profile</h1>
-      {isFetching && !user && <Spinner label="Loading your profile…" />}
-      {isError && !user && (
+      {enrolling && (
+        <div className="form-error security-required" role="alert">
+          <p>
+            Your role requires a second factor. Set up an authenticator app or add a passkey below to continue using
+            MediShare.
+          </p>
+        </div>
+      )}
+      {!enrolling && isFetching && !user && <Spinner label="Loading your profile…" />}
+      {!enrolling && isError && !user && (
         <p className="form-error" role="alert">
           {getErrorMessage(error, 'Your profile could not be loaded. Please try again.')}
         </p>
       )}
-      {user && (
+      {!enrolling && user && (
         <>
           <ProfileSummary user={user}>
             <button type="button" className="btn btn--primary" onClick={() => setModal('edit')}>
@@ -59,6 +75,14 @@ export function ProfilePage({ extra }: { extra?: ReactNode }) {
           </ProfileSummary>
           <ProfileDetails user={user} />
           {extra}
+        </>
+      )}
+      {/* Always in this place, so the recovery codes shown when enrolment ends stay on screen. */}
+      <Suspense fallback={<Spinner label="Loading security settings…" />}>
+        <SecuritySection />
+      </Suspense>
+      {!enrolling && user && (
+        <>
           <Suspense fallback={<Spinner label="Loading access tokens…" />}>
             <AccessTokensSection />
           </Suspense>

@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type MockAdapter from 'axios-mock-adapter';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -48,6 +48,7 @@ describe('/appsettings', () => {
       analysisSendUnscreened: false,
       maxInstanceMegabytes: 80,
       maxStudyMegabytes: 2048,
+      mfaRequiredRoles: [],
     });
   });
 
@@ -93,5 +94,33 @@ describe('/appsettings', () => {
     await actor.selectOptions(select, 'openai');
     expect(screen.getByRole('alert')).toHaveTextContent('de-identified images leave this server for api.openai.com');
     expect(screen.getByRole('alert')).toHaveTextContent('a BAA in the US');
+  });
+});
+
+describe('/appsettings: Require a second factor for', () => {
+  it('offers each role of GET /api/roles and sends the chosen ones as mfaRequiredRoles', async () => {
+    mock.onGet('/settings').reply(200, { data: { ...saved, mfaRequiredRoles: ['admin'] } });
+    mock.onGet('/roles').reply(200, {
+      data: [
+        { name: 'patient', permissions: [] },
+        { name: 'healthProvider', permissions: [] },
+        { name: 'admin', permissions: [] },
+      ],
+    });
+    mock.onPut('/settings').reply((config) => [200, { message: 'Settings saved.', data: { ...saved, ...JSON.parse(config.data as string) } }]);
+    const actor = userEvent.setup();
+    renderRoute('/appsettings', { user: admin, token: 't' });
+
+    const group = await screen.findByRole('group', { name: 'Require a second factor for' });
+    const provider = await within(group).findByRole('checkbox', { name: 'Health Provider' });
+    expect(within(group).getByRole('checkbox', { name: 'Patient' })).not.toBeChecked();
+    expect(provider).not.toBeChecked();
+    expect(within(group).getByRole('checkbox', { name: 'Admin' })).toBeChecked();
+
+    await actor.click(provider);
+    await actor.click(within(group).getByRole('checkbox', { name: 'Admin' }));
+    await actor.click(screen.getByRole('button', { name: 'Save settings' }));
+    expect(await screen.findByText('Settings saved.')).toBeInTheDocument();
+    expect((JSON.parse(mock.history.put[0].data as string) as { mfaRequiredRoles: string[] }).mfaRequiredRoles).toEqual(['healthProvider']);
   });
 });

@@ -2,8 +2,9 @@ import { useState, type FormEvent } from 'react';
 import { SelectField, TextField } from '@/components/Field';
 import { Spinner } from '@/components/Spinner';
 import { describeLoadError, fieldErrorMap, getErrorMessage } from '@/lib/api-client';
+import { roleLabel } from '@/lib/format';
 import { notifyError, notifySuccess } from '@/lib/notify';
-import { type Settings, type SettingsData, useGetSettingsQuery, useSaveSettingsMutation } from '../api';
+import { type Settings, type SettingsData, useGetSettingsQuery, useListRoleNamesQuery, useSaveSettingsMutation } from '../api';
 import '@/components/forms.css';
 import '../settings.css';
 
@@ -48,6 +49,7 @@ interface Draft {
   analysisSendUnscreened: boolean;
   maxInstanceMegabytes: string;
   maxStudyMegabytes: string;
+  mfaRequiredRoles: string[];
 }
 
 function SettingsForm({ saved }: { saved: SettingsData }) {
@@ -60,7 +62,18 @@ function SettingsForm({ saved }: { saved: SettingsData }) {
     analysisSendUnscreened: saved.analysisSendUnscreened,
     maxInstanceMegabytes: String(saved.maxInstanceMegabytes),
     maxStudyMegabytes: String(saved.maxStudyMegabytes),
+    mfaRequiredRoles: saved.mfaRequiredRoles ?? [],
   });
+  const { data: roleNames } = useListRoleNamesQuery();
+  // A role kept in the setting shows even if the roles list lacks it.
+  const roles = [...new Set([...(roleNames ?? []), ...draft.mfaRequiredRoles])];
+  const toggleRole = (role: string, on: boolean) =>
+    setDraft((current) => ({
+      ...current,
+      mfaRequiredRoles: on
+        ? [...current.mfaRequiredRoles.filter((name) => name !== role), role]
+        : current.mfaRequiredRoles.filter((name) => name !== role),
+    }));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [save, { isLoading: saving }] = useSaveSettingsMutation();
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((current) => ({ ...current, [key]: value }));
@@ -155,6 +168,24 @@ function SettingsForm({ saved }: { saved: SettingsData }) {
           A provider who registers while this is on can confirm the account but cannot sign in until an administrator approves
           it in the user table of the dashboard.
         </p>
+      </fieldset>
+      <fieldset aria-describedby="mfa-roles-hint">
+        <legend>Require a second factor for</legend>
+        <p className="field__hint" id="mfa-roles-hint">
+          People of these roles must set up an authenticator app or a passkey: until they do, signing in only lets them set one
+          up on their profile.
+        </p>
+        {roles.map((role) => (
+          <label key={role} className="settings-check">
+            <input
+              type="checkbox"
+              checked={draft.mfaRequiredRoles.includes(role)}
+              onChange={(event) => toggleRole(role, event.target.checked)}
+            />
+            {roleLabel(role)}
+          </label>
+        ))}
+        {errors.mfaRequiredRoles && <p className="field__error">{errors.mfaRequiredRoles}</p>}
       </fieldset>
       <fieldset>
         <legend>AI analysis</legend>

@@ -2,7 +2,7 @@ import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { describe, expect, it } from 'vitest';
-import { OtpInput } from './OtpInput';
+import { OtpInput } from '@/components/OtpInput';
 
 function Harness({ length }: { length: number }) {
   const [value, setValue] = useState<string[]>(() => Array<string>(length).fill(''));
