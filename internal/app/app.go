@@ -104,6 +104,12 @@ func New(ctx context.Context, p Parts) (*Stack, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Passkeys belong to the public address's host, and are only used at
+	// its origin.
+	passkeys, err := secure.NewRelyingParty(p.PublicURL, "MediShare")
+	if err != nil {
+		return nil, err
+	}
 	db, err := postgres.Open(ctx, p.DatabaseURL, p.Pool)
 	if err != nil {
 		return nil, err
@@ -146,6 +152,7 @@ func New(ctx context.Context, p Parts) (*Stack, error) {
 		System: service.System{Version: p.Version, StorageKind: p.StorageKind, MailKind: p.MailKind,
 			PingDatabase: db.Ping, PingStorage: p.Blobs.Ping},
 		Analyzers: p.Analyzers,
+		Passkeys:  passkeys,
 		Logger:    p.Logger, Now: p.Now,
 	})
 	s := &Stack{DB: db, Store: store, Services: services,

@@ -47,6 +47,14 @@ type StoredPasskey struct {
 	Credential   []byte
 }
 
+// PasskeyOwner is whom a passkey ceremony is for: the id is their user
+// handle, the names are what an authenticator shows, and Passkeys are the
+// ones they have.
+type PasskeyOwner struct {
+	ID, Name, DisplayName string
+	Passkeys              []StoredPasskey
+}
+
 // MFAChallenge is a live second step of a sign-in, after a try was counted.
 type MFAChallenge struct {
 	UserID string

@@ -29,6 +29,7 @@ func (a *api) mountMFA(r chi.Router) {
 		r.Delete("/auth/mfa/totp", a.disableTOTP)
 		r.Post("/auth/mfa/recovery-codes", a.regenerateRecoveryCodes)
 	})
+	a.mountPasskeys(r)
 }
 
 // mfaPendingJSON answers a right password of a person with a second factor.

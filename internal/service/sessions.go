@@ -240,33 +240,41 @@ func (s *SessionService) LoginMFA(ctx context.Context, mfaToken, code string, me
 
 // tryChallenge counts a try of a live mfaToken and returns whom it is for.
 func (s *SessionService) tryChallenge(ctx context.Context, mfaToken string, meta domain.RequestMeta) (domain.User, []byte, error) {
+	user, hash, _, err := s.tryChallengeWith(ctx, mfaToken, meta, s.mfa.store.TryMFAChallenge)
+	return user, hash, err
+}
+
+// tryChallengeWith is tryChallenge counting the try with try, and
+// returning the challenge too.
+func (s *SessionService) tryChallengeWith(ctx context.Context, mfaToken string, meta domain.RequestMeta,
+	try func(ctx context.Context, tokenHash []byte, now time.Time, maxTries int) (domain.MFAChallenge, error)) (domain.User, []byte, domain.MFAChallenge, error) {
 	hits, start, err := s.store.ThrottleHits(ctx, loginFailsPerIP.prefix+meta.IP, loginFailsPerIP.window)
 	if err != nil {
-		return domain.User{}, nil, err
+		return domain.User{}, nil, domain.MFAChallenge{}, err
 	}
 	if hits >= loginFailsPerIP.max {
 		_ = record(ctx, s.store, meta, Event{Action: domain.ActionMFAChallengeFailed, Table: domain.TableUsers, Reason: "throttled"})
-		return domain.User{}, nil, throttled(start.Add(loginFailsPerIP.window).Sub(s.now()), "Too many failed sign-in attempts. Please try again later.")
+		return domain.User{}, nil, domain.MFAChallenge{}, throttled(start.Add(loginFailsPerIP.window).Sub(s.now()), "Too many failed sign-in attempts. Please try again later.")
 	}
 	if mfaToken == "" {
-		return domain.User{}, nil, errMFAExpired
+		return domain.User{}, nil, domain.MFAChallenge{}, errMFAExpired
 	}
 	hash := s.secrets.TokenHash(mfaToken)
-	ch, err := s.mfa.store.TryMFAChallenge(ctx, hash, s.now(), mfaMaxTries)
+	ch, err := try(ctx, hash, s.now(), mfaMaxTries)
 	if err != nil {
-		return domain.User{}, nil, notFound(err, errMFAExpired)
+		return domain.User{}, nil, domain.MFAChallenge{}, notFound(err, errMFAExpired)
 	}
 	user, err := s.mfa.store.UserByID(ctx, ch.UserID)
 	if err != nil {
-		return domain.User{}, nil, notFound(err, errMFAExpired)
+		return domain.User{}, nil, domain.MFAChallenge{}, notFound(err, errMFAExpired)
 	}
 	if !user.Active || !user.Verified || user.AwaitingApproval {
-		return domain.User{}, nil, errMFAExpired
+		return domain.User{}, nil, domain.MFAChallenge{}, errMFAExpired
 	}
 	if user, err = s.mfa.WithStatus(ctx, user); err != nil {
-		return domain.User{}, nil, err
+		return domain.User{}, nil, domain.MFAChallenge{}, err
 	}
-	return user, hash, nil
+	return user, hash, ch, nil
 }
 
 // completeSecondStep ends the challenge and starts the session, in ctx's transaction.

@@ -169,6 +169,17 @@ func (s *Store) TryMFAChallenge(ctx context.Context, tokenHash []byte, now time.
 	return domain.MFAChallenge{UserID: r.UserID.String(), Tries: int(r.Tries), WebAuthn: r.Webauthn}, nil
 }
 
+// TakeMFAChallengeWebAuthn counts a try of a live challenge and takes its
+// passkey ceremony's session data (nil when none began, or another finish
+// took it). Errors: ENOTFOUND (no such live challenge).
+func (s *Store) TakeMFAChallengeWebAuthn(ctx context.Context, tokenHash []byte, now time.Time, maxTries int) (domain.MFAChallenge, error) {
+	r, err := s.q(ctx).TakeMFAChallengeWebAuthn(ctx, db.TakeMFAChallengeWebAuthnParams{TokenHash: tokenHash, Now: now, MaxTries: int32(maxTries)})
+	if err != nil {
+		return domain.MFAChallenge{}, translate(err)
+	}
+	return domain.MFAChallenge{UserID: r.UserID.String(), Tries: int(r.Tries), WebAuthn: r.Webauthn}, nil
+}
+
 // LiveMFAChallenge is whom a live challenge is for, without counting a
 // try. Errors: ENOTFOUND.
 func (s *Store) LiveMFAChallenge(ctx context.Context, tokenHash []byte, now time.Time, maxTries int) (string, error) {

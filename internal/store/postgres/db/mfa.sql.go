@@ -430,6 +430,35 @@ func (q *Queries) TOTPNotUnder(ctx context.Context, keyID []byte) ([]TOTPNotUnde
 	return items, nil
 }
 
+const takeMFAChallengeWebAuthn = `-- name: TakeMFAChallengeWebAuthn :one
+UPDATE mfa_challenges c SET tries = c.tries + 1, webauthn = NULL
+FROM (SELECT o.token_hash, o.webauthn FROM mfa_challenges o WHERE o.token_hash = $3 FOR UPDATE) old
+WHERE c.token_hash = old.token_hash AND c.used_at IS NULL AND c.expires_at > $1::timestamptz AND c.tries < $2::int
+RETURNING c.user_id, c.tries, old.webauthn
+`
+
+type TakeMFAChallengeWebAuthnParams struct {
+	Now       time.Time
+	MaxTries  int32
+	TokenHash []byte
+}
+
+type TakeMFAChallengeWebAuthnRow struct {
+	UserID   uuid.UUID
+	Tries    int32
+	Webauthn []byte
+}
+
+// Counts a try of a live challenge and takes its passkey ceremony's
+// session data in one statement: the row lock makes a concurrent finish
+// of the same ceremony find none, so an assertion is checked once.
+func (q *Queries) TakeMFAChallengeWebAuthn(ctx context.Context, arg TakeMFAChallengeWebAuthnParams) (TakeMFAChallengeWebAuthnRow, error) {
+	row := q.db.QueryRow(ctx, takeMFAChallengeWebAuthn, arg.Now, arg.MaxTries, arg.TokenHash)
+	var i TakeMFAChallengeWebAuthnRow
+	err := row.Scan(&i.UserID, &i.Tries, &i.Webauthn)
+	return i, err
+}
+
 const takeWebAuthnRegistration = `-- name: TakeWebAuthnRegistration :one
 DELETE FROM webauthn_registrations WHERE user_id = $1 AND expires_at > $2::timestamptz
 RETURNING session

@@ -117,3 +117,12 @@ ON CONFLICT (user_id) DO UPDATE SET session = EXCLUDED.session, expires_at = EXC
 -- name: TakeWebAuthnRegistration :one
 DELETE FROM webauthn_registrations WHERE user_id = @user_id AND expires_at > @now::timestamptz
 RETURNING session;
+
+-- name: TakeMFAChallengeWebAuthn :one
+-- Counts a try of a live challenge and takes its passkey ceremony's
+-- session data in one statement: the row lock makes a concurrent finish
+-- of the same ceremony find none, so an assertion is checked once.
+UPDATE mfa_challenges c SET tries = c.tries + 1, webauthn = NULL
+FROM (SELECT o.token_hash, o.webauthn FROM mfa_challenges o WHERE o.token_hash = @token_hash FOR UPDATE) old
+WHERE c.token_hash = old.token_hash AND c.used_at IS NULL AND c.expires_at > @now::timestamptz AND c.tries < @max_tries::int
+RETURNING c.user_id, c.tries, old.webauthn;
