@@ -47,7 +47,7 @@ $(WEB_DEPS): web/package.json web/package-lock.json
 	@$(STEP) web-deps bash -c 'cd web && npm ci --no-audit --no-fund'
 	touch $@
 
-## run: build and serve on http://127.0.0.1:8080 in development mode
+## run: build and serve on http://localhost:8080 in development mode
 run: build
 	scripts/run-dev.sh
 

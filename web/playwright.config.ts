@@ -36,7 +36,7 @@ export default defineConfig({
   timeout: 30_000,
   expect: { timeout: 10_000 },
   use: {
-    baseURL: externalBaseURL || `http://127.0.0.1:${port}`,
+    baseURL: externalBaseURL || `http://localhost:${port}`,
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
   },

@@ -105,10 +105,15 @@ func New(ctx context.Context, p Parts) (*Stack, error) {
 		return nil, err
 	}
 	// Passkeys belong to the public address's host, and are only used at
-	// its origin.
-	passkeys, err := secure.NewRelyingParty(p.PublicURL, "MediShare")
-	if err != nil {
-		return nil, err
+	// its origin. WebAuthn has no relying party for an IP address: served
+	// at one, the app offers no passkeys (authenticator codes still work).
+	var passkeys service.Passkeys
+	if !secure.HostIsIP(p.PublicURL) {
+		rp, err := secure.NewRelyingParty(p.PublicURL, "MediShare")
+		if err != nil {
+			return nil, err
+		}
+		passkeys = rp
 	}
 	db, err := postgres.Open(ctx, p.DatabaseURL, p.Pool)
 	if err != nil {

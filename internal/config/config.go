@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"net/netip"
 	"net/url"
 	"os"
@@ -158,7 +159,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		},
 	}
 	if c.PublicURL == "" {
-		c.PublicURL = "http://" + c.Addr
+		c.PublicURL = "http://" + localAddress(c.Addr)
 	}
 	// MEDISHARE_MEMORY_LIMIT, else an operator's GOMEMLIMIT, else the default.
 	if v := strings.TrimSpace(getenv("MEDISHARE_MEMORY_LIMIT")); v != "" {
@@ -510,4 +511,18 @@ func (l *loader) prefixes(name string) []netip.Prefix {
 		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
 	}
 	return out
+}
+
+// localAddress is addr as a browser on this machine reaches it: a loopback
+// or unspecified host becomes localhost, a name passkeys can belong to
+// (WebAuthn has no relying party for an IP address).
+func localAddress(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && (ip.IsLoopback() || ip.IsUnspecified())) {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
 }

@@ -19,7 +19,7 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Addr != "127.0.0.1:8080" || c.Env != Development || c.Storage != "fs" || c.PublicURL != "http://127.0.0.1:8080" {
+	if c.Addr != "127.0.0.1:8080" || c.Env != Development || c.Storage != "fs" || c.PublicURL != "http://localhost:8080" {
 		t.Errorf("defaults: %+v", c)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"time"
 
@@ -43,6 +44,13 @@ func NewRelyingParty(publicURL, displayName string) (*RelyingParty, error) {
 		return nil, fmt.Errorf("passkeys: %w", err)
 	}
 	return &RelyingParty{wa: wa}, nil
+}
+
+// HostIsIP reports whether publicURL names its host by an IP address,
+// for which WebAuthn has no relying party.
+func HostIsIP(publicURL string) bool {
+	u, err := url.Parse(publicURL)
+	return err == nil && net.ParseIP(u.Hostname()) != nil
 }
 
 // ErrPasskeyRejected is what a response that does not verify is wrapped

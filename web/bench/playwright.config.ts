@@ -13,7 +13,7 @@ export default defineConfig({
   timeout: 600_000,
   use: {
     ...devices['Desktop Chrome'],
-    baseURL: `http://127.0.0.1:${port}`,
+    baseURL: `http://localhost:${port}`,
     viewport: { width: 1440, height: 900 },
     headless: true,
     launchOptions: {
