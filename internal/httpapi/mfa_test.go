@@ -336,3 +336,29 @@ func TestTurnTOTPOff(t *testing.T) {
 		}
 	}
 }
+
+// A requirement holds at once: sessions begun before it may only enrol from
+// the admin's change on, and are let go when it is lifted.
+func TestMFARequiredRolesReachLiveSessions(t *testing.T) {
+	t.Parallel()
+	app := apptest.New(t)
+	admin := app.SignUp(t, domain.RoleAdmin)
+	p := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	if r := p.Do(t, "GET", "/api/upload/my-images", nil); r.Status != http.StatusOK {
+		t.Fatalf("before the requirement: %d %s", r.Status, r.Raw)
+	}
+	if r := putSettings(t, admin, map[string]any{"mfaRequiredRoles": []string{domain.RoleProvider}}); r.Status != http.StatusOK {
+		t.Fatalf("settings: %d %s", r.Status, r.Raw)
+	}
+	wantError(t, "the live session of a provider", p.Do(t, "GET", "/api/upload/my-images", nil), http.StatusForbidden, "mfa_enrollment_required")
+	if r := patient.Do(t, "GET", "/api/users/profile", nil); r.Status != http.StatusOK || r.Data()["mfa"].(map[string]any)["required"] != false {
+		t.Errorf("a patient, not required: %d %s", r.Status, r.Raw)
+	}
+	if r := putSettings(t, admin, map[string]any{"mfaRequiredRoles": []string{}}); r.Status != http.StatusOK {
+		t.Fatalf("settings: %d %s", r.Status, r.Raw)
+	}
+	if r := p.Do(t, "GET", "/api/upload/my-images", nil); r.Status != http.StatusOK {
+		t.Errorf("after the requirement is lifted: %d %s", r.Status, r.Raw)
+	}
+}

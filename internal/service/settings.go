@@ -24,6 +24,7 @@ type SettingsStore interface {
 	SettingsReader
 	LockSettings(ctx context.Context) (domain.Settings, error)
 	SaveSettings(ctx context.Context, s domain.Settings) error
+	ApplyMFARequiredRoles(ctx context.Context, roles []string) error
 }
 
 // SettingsService lets admins read and change the settings.
@@ -104,6 +105,12 @@ func (s *SettingsService) Update(ctx context.Context, p *domain.Principal, in Se
 		}
 		if err := s.store.SaveSettings(ctx, next); err != nil {
 			return err
+		}
+		// A requirement holds from now, not from each person's next sign-in.
+		if !slices.Equal(old.MFARequiredRoles, next.MFARequiredRoles) {
+			if err := s.store.ApplyMFARequiredRoles(ctx, next.MFARequiredRoles); err != nil {
+				return err
+			}
 		}
 		return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionSettingsUpdate, Success: true,
 			Reason: truncate(settingsDiff(old, next), 500)})

@@ -251,6 +251,15 @@ func (s *Store) SetEnrolmentOnly(ctx context.Context, userID string, only bool) 
 	return translate(s.q(ctx).SetUserSessionsEnrolmentOnly(ctx, db.SetUserSessionsEnrolmentOnlyParams{UserID: uid, EnrolmentOnly: only}))
 }
 
+// ApplyMFARequiredRoles makes the live sessions of people of roles that
+// require a second factor they lack enrolment-only, and frees the others.
+func (s *Store) ApplyMFARequiredRoles(ctx context.Context, roles []string) error {
+	if roles == nil {
+		roles = []string{}
+	}
+	return translate(s.q(ctx).ApplyMFARequiredRoles(ctx, roles))
+}
+
 // SetSessionEnrolmentOnly marks one session as one that may only set up a second factor.
 func (s *Store) SetSessionEnrolmentOnly(ctx context.Context, sessionID string) error {
 	sid, err := parseID(sessionID)

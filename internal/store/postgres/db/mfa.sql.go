@@ -12,6 +12,25 @@ import (
 	"github.com/google/uuid"
 )
 
+const applyMFARequiredRoles = `-- name: ApplyMFARequiredRoles :exec
+UPDATE sessions s SET enrolment_only = w.enrolment_only
+FROM (
+  SELECT u.id,
+         (u.role = ANY($1::text[])
+          AND NOT EXISTS (SELECT 1 FROM mfa_totp t WHERE t.user_id = u.id AND t.enabled_at IS NOT NULL)
+          AND NOT EXISTS (SELECT 1 FROM webauthn_credentials c WHERE c.user_id = u.id)) AS enrolment_only
+  FROM users u
+) w
+WHERE s.user_id = w.id AND s.revoked_at IS NULL AND s.enrolment_only <> w.enrolment_only
+`
+
+// The live sessions of people whose role now requires a second factor they
+// lack may only enrol; those whose role no longer requires one are let go.
+func (q *Queries) ApplyMFARequiredRoles(ctx context.Context, roles []string) error {
+	_, err := q.db.Exec(ctx, applyMFARequiredRoles, roles)
+	return err
+}
+
 const deleteOldMFAChallenges = `-- name: DeleteOldMFAChallenges :exec
 DELETE FROM mfa_challenges WHERE expires_at < $1::timestamptz
 `

@@ -84,6 +84,19 @@ DELETE FROM mfa_challenges WHERE user_id = @user_id;
 -- name: SetUserSessionsEnrolmentOnly :exec
 UPDATE sessions SET enrolment_only = @enrolment_only WHERE user_id = @user_id AND revoked_at IS NULL;
 
+-- name: ApplyMFARequiredRoles :exec
+-- The live sessions of people whose role now requires a second factor they
+-- lack may only enrol; those whose role no longer requires one are let go.
+UPDATE sessions s SET enrolment_only = w.enrolment_only
+FROM (
+  SELECT u.id,
+         (u.role = ANY(@roles::text[])
+          AND NOT EXISTS (SELECT 1 FROM mfa_totp t WHERE t.user_id = u.id AND t.enabled_at IS NOT NULL)
+          AND NOT EXISTS (SELECT 1 FROM webauthn_credentials c WHERE c.user_id = u.id)) AS enrolment_only
+  FROM users u
+) w
+WHERE s.user_id = w.id AND s.revoked_at IS NULL AND s.enrolment_only <> w.enrolment_only;
+
 -- name: SetSessionEnrolmentOnly :exec
 UPDATE sessions SET enrolment_only = true WHERE id = @id;
 
