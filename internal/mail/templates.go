@@ -69,14 +69,19 @@ func (t Templates) RegistrationAttempt(to string) Message {
 	}
 }
 
-// PasswordChanged tells the owner that the password was changed, so a
-// takeover does not go unnoticed.
-func (t Templates) PasswordChanged(to, firstname string) Message {
+// when is the present moment as a mail says it.
+func (t Templates) when() string {
 	now := time.Now
 	if t.Now != nil {
 		now = t.Now
 	}
-	when := now().UTC().Format("2006-01-02 at 15:04 UTC")
+	return now().UTC().Format("2006-01-02 at 15:04 UTC")
+}
+
+// PasswordChanged tells the owner that the password was changed, so a
+// takeover does not go unnoticed.
+func (t Templates) PasswordChanged(to, firstname string) Message {
+	when := t.when()
 	return Message{
 		To:      to,
 		Subject: "Your MediShare password was changed",
@@ -94,11 +99,7 @@ func (t Templates) PasswordChanged(to, firstname string) Message {
 // factors (authenticator, passkeys, recovery codes), so a reset they did
 // not ask for does not go unnoticed.
 func (t Templates) MFAReset(to, firstname string) Message {
-	now := time.Now
-	if t.Now != nil {
-		now = t.Now
-	}
-	when := now().UTC().Format("2006-01-02 at 15:04 UTC")
+	when := t.when()
 	return Message{
 		To:      to,
 		Subject: "Your MediShare second factors were reset",

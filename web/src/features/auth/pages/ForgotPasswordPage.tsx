@@ -6,6 +6,7 @@ import { notifyErrors, notifySuccess } from '@/lib/notify';
 import { isEmail } from '@/lib/validation';
 import { useRequestPasswordResetMutation, useResetPasswordWithCodeMutation } from '../api';
 import { AuthCard } from '../components/AuthCard';
+import { MfaCodeField } from '../components/MfaCodeField';
 import { NewPasswordFields } from '../components/NewPasswordFields';
 import { OtpInput } from '@/components/OtpInput';
 import { useNewPassword } from '../use-new-password';
@@ -173,16 +174,7 @@ export function ForgotPasswordPage() {
           </div>
           <NewPasswordFields idPrefix="forgot-new" errorId={errorId} {...newPassword.fields} />
           {mfaNeeded && (
-            <TextField
-              id="forgot-mfa"
-              label="Authenticator or recovery code"
-              autoComplete="one-time-code"
-              spellCheck={false}
-              value={mfaCode}
-              aria-describedby={errorId}
-              aria-invalid={error ? true : undefined}
-              onChange={(event) => setMfaCode(event.target.value)}
-            />
+            <MfaCodeField id="forgot-mfa" value={mfaCode} onChange={setMfaCode} errorId={errorId} invalid={Boolean(error)} />
           )}
           {errorText}
           <button type="submit" className="btn btn--primary auth-form__submit" disabled={busy}>

@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { TextField } from '@/components/Field';
 import { errorBody, errorStatus, getErrorMessage } from '@/lib/api-client';
 import { notifySuccess } from '@/lib/notify';
 import { useResetPasswordWithTokenMutation } from '../api';
 import { AuthCard } from '../components/AuthCard';
+import { MfaCodeField } from '../components/MfaCodeField';
 import { NewPasswordFields } from '../components/NewPasswordFields';
 import { useNewPassword } from '../use-new-password';
 
@@ -64,16 +64,7 @@ export function ResetPasswordPage() {
         <form className="auth-form" noValidate onSubmit={onSubmit} aria-label="Choose a new password">
           <NewPasswordFields idPrefix="reset" errorId={errorId} {...newPassword.fields} />
           {mfaNeeded && (
-            <TextField
-              id="reset-mfa"
-              label="Authenticator or recovery code"
-              autoComplete="one-time-code"
-              spellCheck={false}
-              value={mfaCode}
-              aria-describedby={errorId}
-              aria-invalid={error ? true : undefined}
-              onChange={(event) => setMfaCode(event.target.value)}
-            />
+            <MfaCodeField id="reset-mfa" value={mfaCode} onChange={setMfaCode} errorId={errorId} invalid={Boolean(error)} />
           )}
           {error && (
             <p className="form-error" id="reset-error" role="alert">
