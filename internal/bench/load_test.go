@@ -31,6 +31,7 @@ func startBenchBinary(b *testing.B, port int) (env map[string]string, base strin
 	env = proctest.Env(b, pgtest.NewDatabase(b))
 	if port > 0 {
 		env["MEDISHARE_ADDR"] = fmt.Sprintf("127.0.0.1:%d", port)
+		env["MEDISHARE_PUBLIC_URL"] = "http://" + env["MEDISHARE_ADDR"]
 	}
 	env["MEDISHARE_LOG_LEVEL"] = "warn"
 	// The seeded rows point at contents that do not exist: no scrub.

@@ -48,12 +48,15 @@ func Built(t testing.TB) Program {
 }
 
 // Env is a working development environment on the database at
-// databaseURL: a free port on 127.0.0.1, a data folder of the test's own,
-// text logs.
+// databaseURL: a free port on 127.0.0.1, which is also its public address
+// (the links it writes lead where the tests connect; no passkeys, which
+// need a host name), a data folder of the test's own, text logs.
 func Env(t testing.TB, databaseURL string) map[string]string {
+	addr := fmt.Sprintf("127.0.0.1:%d", pgtest.FreePort(t))
 	return map[string]string{
 		"MEDISHARE_ENV":        "development",
-		"MEDISHARE_ADDR":       fmt.Sprintf("127.0.0.1:%d", pgtest.FreePort(t)),
+		"MEDISHARE_ADDR":       addr,
+		"MEDISHARE_PUBLIC_URL": "http://" + addr,
 		"MEDISHARE_DATA_DIR":   t.TempDir(),
 		"DATABASE_URL":         databaseURL,
 		"MEDISHARE_LOG_FORMAT": "text",
