@@ -31,6 +31,7 @@ const (
 	ActionShareVerify    AuditAction = "share_verify"
 	ActionShareVoid      AuditAction = "share_void"
 	ActionShareRevoke    AuditAction = "share_revoke"
+	ActionShareExtend    AuditAction = "share_extend"
 	ActionShareExpired   AuditAction = "share_expired"
 	ActionAccessDenied   AuditAction = "access_denied"
 	ActionThrottled      AuditAction = "throttled"
@@ -114,7 +115,7 @@ var auditActions = []AuditAction{
 	ActionRegister, ActionAccountConfirm, ActionCodeRequest, ActionLogin, ActionLogout, ActionRefreshReuse,
 	ActionPasswordReset, ActionPasswordChange, ActionProfileUpdate, ActionAccountDelete, ActionUserCreate,
 	ActionUserUpdate, ActionUpload, ActionView, ActionPreview, ActionDelete, ActionShare, ActionShareVerify,
-	ActionShareVoid, ActionShareRevoke, ActionShareExpired, ActionAccessDenied, ActionThrottled,
+	ActionShareVoid, ActionShareRevoke, ActionShareExtend, ActionShareExpired, ActionAccessDenied, ActionThrottled,
 	ActionIntegrityFailure, ActionMessageSend, ActionAuditExport, ActionSettingsUpdate, ActionUserApprove, ActionAnalyze, ActionDisclose, ActionImageUpdate,
 	ActionTokenCreate, ActionTokenRevoke, ActionTokenUse,
 	ActionMFATOTPEnabled, ActionMFATOTPDisabled, ActionMFARecoveryRegenerated, ActionMFAPasskeyAdded,

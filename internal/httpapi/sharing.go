@@ -14,6 +14,7 @@ func (a *api) mountSharing(r chi.Router) {
 	r.Post("/sharing/request", a.shareImage)
 	r.Post("/sharing/verify", a.verifyShare)
 	r.Delete("/sharing/{id}", a.revokeShare)
+	r.Post("/sharing/{id}/extend", a.extendShare)
 	r.Get("/sharing/sent", a.listSentShares)
 	r.Get("/sharing/limits", a.shareLimits)
 }
@@ -95,6 +96,24 @@ func (a *api) revokeShare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeOK(w, http.StatusOK, "Share revoked.", nil)
+}
+
+type extendShareRequest struct {
+	Hours int `json:"hours"`
+}
+
+func (a *api) extendShare(w http.ResponseWriter, r *http.Request) {
+	var in extendShareRequest
+	if err := readJSON(w, r, maxJSONBody, &in); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	sh, err := a.Sharing.Extend(r.Context(), principal(r), chi.URLParam(r, "id"), in.Hours, meta(r))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeOK(w, http.StatusOK, "Share extended.", toShareJSON(sh, a.Now()))
 }
 
 func (a *api) listSentShares(w http.ResponseWriter, r *http.Request) {

@@ -633,3 +633,72 @@ func TestShareMailsAreThrottled(t *testing.T) {
 		t.Fatalf("open shares: %d", len(list))
 	}
 }
+
+// The sender extends a share within the admin's maximum, counted from its
+// creation; an expired share opens again; the recipient, others and a
+// revoked share are refused; each extension is audited.
+func TestShareExtend(t *testing.T) {
+	t.Parallel()
+	app := apptest.New(t)
+	provider := app.SignUp(t, domain.RoleProvider)
+	patient := app.SignUp(t, domain.RolePatient)
+	stranger := app.SignUp(t, domain.RoleProvider)
+	img := sharedImage(t, provider, patient.ID)
+	id, code := share(t, app, provider, patient, img, map[string]any{"expiresInHours": 1})
+	if r := verify(t, patient, id, code); r.Status != http.StatusOK {
+		t.Fatal(r.Raw)
+	}
+	extend := func(p *apptest.Person, hours any) *apptest.Response {
+		return p.Do(t, "POST", "/api/sharing/"+id+"/extend", map[string]any{"hours": hours})
+	}
+	created := provider.Do(t, "GET", "/api/sharing/sent", nil).List()[0]["createdAt"].(string)
+	start, err := time.Parse(time.RFC3339, created)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r := extend(provider, 5)
+	expires, _ := time.Parse(time.RFC3339, fmt.Sprint(r.Data()["expiresAt"]))
+	if r.Status != http.StatusOK || r.Message() != "Share extended." || !expires.Equal(start.Add(6*time.Hour)) {
+		t.Fatalf("extend by 5 hours: %d %s", r.Status, r.Raw)
+	}
+	settings := provider.Do(t, "GET", "/api/sharing/limits", nil).Data()
+	maxHours := int(settings["shareLifetimeMaxHours"].(float64))
+	if r := extend(provider, maxHours); r.Status != http.StatusUnprocessableEntity ||
+		r.Message() != fmt.Sprintf("A share can last at most %d hours from when it was made.", maxHours) {
+		t.Errorf("beyond the maximum: %d %s", r.Status, r.Raw)
+	}
+	if r := extend(provider, 0); r.Status != http.StatusUnprocessableEntity {
+		t.Errorf("0 hours: %d %s", r.Status, r.Raw)
+	}
+	if r := extend(patient, 1); r.Status != http.StatusForbidden || r.Message() != "Only the sender can extend a share." {
+		t.Errorf("the recipient: %d %s", r.Status, r.Raw)
+	}
+	if r := extend(stranger, 1); r.Status != http.StatusNotFound {
+		t.Errorf("a stranger: %d %s", r.Status, r.Raw)
+	}
+
+	// Expired, then extended: the recipient sees it again.
+	app.Clock.Shift(7 * time.Hour)
+	patient.SignIn(t)
+	provider.SignIn(t)
+	if s := contentStatus(t, patient, img); s != http.StatusNotFound {
+		t.Fatalf("content after expiry: %d", s)
+	}
+	if r := extend(provider, 2); r.Status != http.StatusOK || r.Data()["status"] == "expired" {
+		t.Fatalf("extend an expired share: %d %s", r.Status, r.Raw)
+	}
+	if s := contentStatus(t, patient, img); s != http.StatusOK {
+		t.Errorf("content after the extension: %d", s)
+	}
+	if n := audited(t, app, "share_extend", id, true); n != 2 {
+		t.Errorf("%d share_extend entries, want 2", n)
+	}
+
+	if r := provider.Do(t, "DELETE", "/api/sharing/"+id, nil); r.Status != http.StatusOK {
+		t.Fatal(r.Raw)
+	}
+	if r := extend(provider, 1); r.Status != http.StatusConflict || r.Message() != "This share was revoked and cannot be extended." {
+		t.Errorf("a revoked share: %d %s", r.Status, r.Raw)
+	}
+}

@@ -33,6 +33,7 @@ type SharingStore interface {
 	TryShareCode(ctx context.Context, shareID, recipientID string, codeHash []byte, now time.Time, maxTries int) (found, matched bool, tries int, err error)
 	Share(ctx context.Context, id string) (domain.Share, error)
 	RevokeShare(ctx context.Context, id string, now time.Time) (bool, error)
+	ExtendShare(ctx context.Context, id string, expires time.Time) (bool, error)
 	MarkShareExpiryLogged(ctx context.Context, id string) (bool, error)
 	SentShares(ctx context.Context, sharerID string, page domain.Page) ([]domain.Share, int, error)
 }
@@ -332,6 +333,61 @@ func (s *SharingService) Revoke(ctx context.Context, p *domain.Principal, shareI
 		}
 		return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionShareRevoke, Table: domain.TableShares, RecordID: sh.ID, Success: true})
 	})
+}
+
+// errShareEnded is the answer to extending a share that was revoked or voided.
+var errShareEnded = domain.Errorf(domain.ECONFLICT, "This share was revoked and cannot be extended.")
+
+// Extend gives a share hours more, counted from its expiry (or from now,
+// when it has passed): an expired share opens again. The whole lifetime,
+// counted from its creation, stays within the admin's maximum. Only its
+// sharer may. Errors: ENOTFOUND, EFORBIDDEN (the recipient), EINVALID,
+// ECONFLICT (revoked or voided).
+func (s *SharingService) Extend(ctx context.Context, p *domain.Principal, shareID string, hours int, meta domain.RequestMeta) (domain.Share, error) {
+	sh, err := s.store.Share(ctx, shareID)
+	denied := Event{Actor: p.User.ID, Table: domain.TableShares, RecordID: auditID(shareID), Reason: "extend: not the sharer"}
+	if domain.ErrorKind(err) == domain.ENOTFOUND {
+		return domain.Share{}, refuse(ctx, s.store, meta, denied, errShareNotFound)
+	} else if err != nil {
+		return domain.Share{}, err
+	}
+	if sh.SharedBy.ID != p.User.ID {
+		if sh.SharedWith.ID == p.User.ID {
+			return domain.Share{}, refuse(ctx, s.store, meta, denied, forbidden("Only the sender can extend a share."))
+		}
+		return domain.Share{}, refuse(ctx, s.store, meta, denied, errShareNotFound)
+	}
+	settings, err := s.store.Settings(ctx)
+	if err != nil {
+		return domain.Share{}, err
+	}
+	now := s.now().UTC()
+	from := sh.ExpiresAt
+	if from.Before(now) {
+		from = now
+	}
+	expires := from.Add(time.Duration(hours) * time.Hour)
+	limit := sh.CreatedAt.Add(time.Duration(settings.ShareLifetimeMaxHours) * time.Hour)
+	if hours < 1 || expires.After(limit) {
+		msg := fmt.Sprintf("A share can last at most %d hours from when it was made.", settings.ShareLifetimeMaxHours)
+		return domain.Share{}, domain.ValidationError(msg, domain.FieldError{Field: "hours", Message: msg})
+	}
+	if sh.RevokedAt != nil || sh.VoidedAt != nil {
+		return domain.Share{}, errShareEnded
+	}
+	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		extended, err := s.store.ExtendShare(ctx, sh.ID, expires)
+		if err != nil {
+			return err
+		}
+		if !extended {
+			return errShareEnded
+		}
+		return record(ctx, s.store, meta, Event{Actor: p.User.ID, Action: domain.ActionShareExtend, Table: domain.TableShares, RecordID: sh.ID,
+			Success: true, Reason: "expires at " + expires.Format(time.RFC3339)})
+	})
+	sh.ExpiresAt = expires
+	return sh, err
 }
 
 // Sent lists the shares the caller made, newest first. Errors: EFORBIDDEN.

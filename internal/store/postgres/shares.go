@@ -106,6 +106,17 @@ func (s *Store) RevokeShare(ctx context.Context, id string, now time.Time) (bool
 	return n > 0, translate(err)
 }
 
+// ExtendShare gives an open (not revoked, not voided) share a new expiry,
+// reporting whether there was one.
+func (s *Store) ExtendShare(ctx context.Context, id string, expires time.Time) (bool, error) {
+	uid, err := parseID(id)
+	if err != nil {
+		return false, err
+	}
+	n, err := s.q(ctx).ExtendShare(ctx, db.ExtendShareParams{ExpiresAt: expires, ID: uid})
+	return n > 0, translate(err)
+}
+
 // MarkShareExpiryLogged reports true the first time it is called for a share,
 // so its expiry is audited once.
 func (s *Store) MarkShareExpiryLogged(ctx context.Context, id string) (bool, error) {

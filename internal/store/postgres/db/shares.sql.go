@@ -100,6 +100,26 @@ func (q *Queries) CreateShare(ctx context.Context, arg CreateShareParams) error 
 	return err
 }
 
+const extendShare = `-- name: ExtendShare :execrows
+UPDATE shares SET expires_at = $1, expiry_logged = false
+WHERE id = $2 AND revoked_at IS NULL AND voided_at IS NULL
+`
+
+type ExtendShareParams struct {
+	ExpiresAt time.Time
+	ID        uuid.UUID
+}
+
+// A new expiry for a share that was neither revoked nor voided; an expiry
+// already audited will be audited again when the new one passes.
+func (q *Queries) ExtendShare(ctx context.Context, arg ExtendShareParams) (int64, error) {
+	result, err := q.db.Exec(ctx, extendShare, arg.ExpiresAt, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const getShare = `-- name: GetShare :one
 SELECT s.id, s.image_id, s.shared_by, s.shared_with, s.created_at, s.expires_at,
        s.verified_at, s.voided_at, s.revoked_at, i.caption,

@@ -38,6 +38,12 @@ WHERE s.id = $1;
 -- name: RevokeShare :execrows
 UPDATE shares SET revoked_at = @now::timestamptz WHERE id = @id AND revoked_at IS NULL;
 
+-- name: ExtendShare :execrows
+-- A new expiry for a share that was neither revoked nor voided; an expiry
+-- already audited will be audited again when the new one passes.
+UPDATE shares SET expires_at = @expires_at, expiry_logged = false
+WHERE id = @id AND revoked_at IS NULL AND voided_at IS NULL;
+
 -- name: MarkShareExpiryLogged :execrows
 UPDATE shares SET expiry_logged = true WHERE id = $1 AND NOT expiry_logged;
 

@@ -100,6 +100,7 @@ export const ACTION_LABELS: Record<string, string> = {
   share_verify: 'Verified the share',
   share_void: 'Share voided',
   share_revoke: 'Revoked the share',
+  share_extend: 'Extended the share',
   share_expired: 'Share expired',
   access_denied: 'Was refused access',
   throttled: 'Was slowed down',
