@@ -59,7 +59,7 @@ async function uploadFor(page: Page, patient: TestUser, caption: string, id: str
 test.describe('sharing', () => {
   test.describe.configure({ timeout: 120_000 });
 
-  test('the provider shares an image with a patient; the patient verifies the emailed code and sees it; a revoke ends it', async ({
+  test('the provider shares an image with a patient; the sender extends it by a day; the patient verifies the emailed code and sees it; a revoke ends it', async ({
     page,
     browser,
   }) => {
@@ -97,6 +97,13 @@ test.describe('sharing', () => {
     await expect(shares).toContainText(patientName);
     await expect(shares).toContainText('Waiting for code');
     await expect(shares).toContainText('Expires');
+    // The sender gives the share a day more: the expiry moves.
+    const expiry = shares.locator('time');
+    const before = await expiry.getAttribute('datetime');
+    await shares.getByRole('button', { name: `Extend share with ${patientName} by a day` }).click();
+    await expect(page.getByText('Share extended.')).toBeVisible();
+    await expect(expiry).not.toHaveAttribute('datetime', before ?? '');
+    expect(Date.parse((await expiry.getAttribute('datetime')) ?? '') - Date.parse(before ?? '')).toBe(24 * 3600 * 1000);
 
     // The patient signs in (on a phone-sized screen) and sees the share,
     // sealed: who shared it and until when, but neither the caption nor the

@@ -19,8 +19,13 @@ export function ViewImagesRoute() {
   const canRevoke = (share: ImageShare) =>
     can(user, 'images:manage-all') || (Boolean(user?.id) && share.sharedBy?.id === user?.id);
 
+  // Only its sender extends a share.
+  const canExtend = (share: ImageShare) => Boolean(user?.id) && share.sharedBy?.id === user?.id;
+
   const sharing: SharingSlots = {
-    shares: (image) => <ShareList imageId={image.id} shares={image.shares ?? []} canRevoke={canRevoke} />,
+    shares: (image) => (
+      <ShareList imageId={image.id} shares={image.shares ?? []} canRevoke={canRevoke} canExtend={canExtend} />
+    ),
     shareDialog: (image, close) => (
       <ShareImageModal
         imageId={image.id}

@@ -53,6 +53,13 @@ export interface RevokeRequest {
   imageId: string;
 }
 
+/** A share given more time, and the image whose card lists it. */
+export interface ExtendRequest {
+  id: string;
+  imageId: string;
+  hours: number;
+}
+
 /** A body that carries only a message. */
 export interface MessageResponse {
   message?: string;
@@ -91,7 +98,19 @@ export const sharingApi = baseApi.injectEndpoints({
       query: ({ id }) => ({ url: `/sharing/${encodeURIComponent(id)}`, method: 'DELETE' }),
       invalidatesTags: (_result, error, { imageId }) => (error ? [] : [imageTag(imageId), 'DashboardStats']),
     }),
+
+    /** POST /api/sharing/{id}/extend: the sender gives a share more hours, within the admin's maximum. */
+    extendShare: build.mutation<MessageResponse, ExtendRequest>({
+      query: ({ id, hours }) => ({ url: `/sharing/${encodeURIComponent(id)}/extend`, method: 'POST', body: { hours } }),
+      invalidatesTags: (_result, error, { imageId }) => (error ? [] : [imageTag(imageId), 'DashboardStats']),
+    }),
   }),
 });
 
-export const { useGetShareLimitsQuery, useShareImageMutation, useVerifyShareMutation, useRevokeShareMutation } = sharingApi;
+export const {
+  useGetShareLimitsQuery,
+  useShareImageMutation,
+  useVerifyShareMutation,
+  useRevokeShareMutation,
+  useExtendShareMutation,
+} = sharingApi;

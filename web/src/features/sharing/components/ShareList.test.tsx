@@ -60,6 +60,27 @@ describe('ShareList', () => {
     expect(screen.getByRole('button', { name: 'Revoke share with Bilal Khan' })).toBeInTheDocument();
   });
 
+  it('offers Extend by a day to the sender, on open and expired shares, and refreshes the card', async () => {
+    mock.onPost('/sharing/s3/extend').reply(200, { message: 'Share extended.', data: {} });
+    const user = userEvent.setup();
+    const { store } = renderWithStore(<ShareList imageId="img-1" shares={SHARES} canExtend={() => true} />, { token: 't' });
+    const imageRuns = await watchTag(store, imageTag('img-1'));
+    expect(screen.getByRole('button', { name: 'Extend share with Ayesha Khan by a day' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Extend share with Zara Khan by a day' })).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Extend share with Hina Khan by a day' }));
+    expect(await screen.findByText('Share extended.')).toBeInTheDocument();
+    expect(JSON.parse(mock.history.post[0].data as string)).toEqual({ hours: 24 });
+    await vi.waitFor(() => expect(imageRuns()).toBe(2));
+  });
+
+  it('says why a share could not be extended', async () => {
+    mock.onPost('/sharing/s2/extend').reply(422, { message: 'A share can last at most 168 hours from when it was made.' });
+    const user = userEvent.setup();
+    renderWithStore(<ShareList imageId="img-1" shares={SHARES} canExtend={() => true} />, { token: 't' });
+    await user.click(screen.getByRole('button', { name: 'Extend share with Bilal Khan by a day' }));
+    expect(await screen.findByText('A share can last at most 168 hours from when it was made.')).toBeInTheDocument();
+  });
+
   it("says 'Not shared.' when there are no shares", async () => {
     await renderList([]);
     expect(screen.getByText('Not shared.')).toBeInTheDocument();

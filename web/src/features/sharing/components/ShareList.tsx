@@ -3,7 +3,7 @@ import { getErrorMessage } from '@/lib/api-client';
 import { formatDateTime, fullName } from '@/lib/format';
 import { notifyError, notifySuccess } from '@/lib/notify';
 import type { ImageShare } from '@/types/images';
-import { useRevokeShareMutation } from '../api';
+import { useExtendShareMutation, useRevokeShareMutation } from '../api';
 import { isOpen, statusLabel } from '../labels';
 import '../sharing.css';
 
@@ -13,7 +13,12 @@ interface ShareListProps {
   shares: ImageShare[];
   /** Whether the caller may revoke a share (its sharer or an admin); all by default. */
   canRevoke?: (share: ImageShare) => boolean;
+  /** Whether the caller may extend a share (its sharer only); none by default. */
+  canExtend?: (share: ImageShare) => boolean;
 }
+
+/** What "Extend by a day" adds; the server keeps the whole lifetime within the admin's maximum. */
+const EXTEND_HOURS = 24;
 
 function Expiry({ share }: { share: ImageShare }) {
   if (share.status === 'voided') return null;
@@ -29,13 +34,27 @@ function Expiry({ share }: { share: ImageShare }) {
 
 /**
  * Who an image is shared with (uploader and admins): each current share with
- * its status and expiry, and Revoke (DELETE /api/sharing/{id}) for the ones
- * that still give access.
+ * its status and expiry, Revoke (DELETE /api/sharing/{id}) for the ones
+ * that still give access, and, for their sender, "Extend by a day" (an
+ * expired share opens again).
  */
-export function ShareList({ imageId, shares, canRevoke = () => true }: ShareListProps) {
+export function ShareList({ imageId, shares, canRevoke = () => true, canExtend = () => false }: ShareListProps) {
   const titleId = useId();
   const [busyId, setBusyId] = useState<string | null>(null);
   const [revokeShare] = useRevokeShareMutation();
+  const [extendShare] = useExtendShareMutation();
+
+  async function extend(share: ImageShare) {
+    setBusyId(share.id);
+    try {
+      const result = await extendShare({ id: share.id, imageId, hours: EXTEND_HOURS }).unwrap();
+      notifySuccess(result.message || 'Share extended.');
+    } catch (error) {
+      notifyError(getErrorMessage(error, 'The share could not be extended. Please try again.'));
+    } finally {
+      setBusyId(null);
+    }
+  }
 
   async function revoke(share: ImageShare) {
     setBusyId(share.id);
@@ -67,6 +86,17 @@ export function ShareList({ imageId, shares, canRevoke = () => true }: ShareList
                 <span className="share-item__name">{name}</span>
                 <span className={`share-status share-status--${share.status}`}>{statusLabel(share.status)}</span>
                 <Expiry share={share} />
+                {(isOpen(share.status) || share.status === 'expired') && canExtend(share) && (
+                  <button
+                    type="button"
+                    className="btn btn--outline btn--small share-item__extend"
+                    aria-label={`Extend share with ${name} by a day`}
+                    disabled={busyId !== null}
+                    onClick={() => void extend(share)}
+                  >
+                    Extend by a day
+                  </button>
+                )}
                 {isOpen(share.status) && canRevoke(share) && (
                   <button
                     type="button"
