@@ -26,6 +26,31 @@ interface AuthenticatorPanelProps {
 }
 
 /** The authenticator app: set up with a QR code and a first code, new recovery codes, turned off. */
+
+/** A form's submit button and its Cancel, both held while a call runs. */
+function SubmitOrCancel({
+  submitClass,
+  submit,
+  busy,
+  onCancel,
+}: {
+  submitClass: string;
+  submit: string;
+  busy: boolean;
+  onCancel: () => void;
+}) {
+  return (
+    <div className="security__actions">
+      <button type="submit" className={`btn ${submitClass}`} disabled={busy}>
+        {submit}
+      </button>
+      <button type="button" className="btn btn--outline" onClick={onCancel} disabled={busy}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
 export function AuthenticatorPanel({ on, onEnabled, onDisabled, onNewCodes }: AuthenticatorPanelProps) {
   const [step, setStep] = useState<Step>('idle');
   const [setup, setSetup] = useState<TotpSetup | null>(null);
@@ -195,14 +220,7 @@ export function AuthenticatorPanel({ on, onEnabled, onDisabled, onNewCodes }: Au
           <p className="field__hint">Then enter the code the app shows to turn the authenticator on.</p>
           {codeBoxes}
           {errorText}
-          <div className="security__actions">
-            <button type="submit" className="btn btn--primary" disabled={busy}>
-              {enabling ? 'Turning on…' : 'Turn on'}
-            </button>
-            <button type="button" className="btn btn--outline" onClick={close} disabled={busy}>
-              Cancel
-            </button>
-          </div>
+          <SubmitOrCancel submitClass="btn--primary" submit={enabling ? 'Turning on…' : 'Turn on'} busy={busy} onCancel={close} />
         </form>
       )}
 
@@ -211,14 +229,7 @@ export function AuthenticatorPanel({ on, onEnabled, onDisabled, onNewCodes }: Au
           <p className="field__hint">New codes replace the ones you have: the old ones stop working.</p>
           {codeBoxes}
           {errorText}
-          <div className="security__actions">
-            <button type="submit" className="btn btn--primary" disabled={busy}>
-              {regenerating ? 'Making codes…' : 'Get new codes'}
-            </button>
-            <button type="button" className="btn btn--outline" onClick={close} disabled={busy}>
-              Cancel
-            </button>
-          </div>
+          <SubmitOrCancel submitClass="btn--primary" submit={regenerating ? 'Making codes…' : 'Get new codes'} busy={busy} onCancel={close} />
         </form>
       )}
 
@@ -242,14 +253,7 @@ export function AuthenticatorPanel({ on, onEnabled, onDisabled, onNewCodes }: Au
             onChange={(event) => setAnyCode(event.target.value)}
           />
           {errorText}
-          <div className="security__actions">
-            <button type="submit" className="btn btn--danger" disabled={busy}>
-              {disabling ? 'Turning off…' : 'Turn off the authenticator'}
-            </button>
-            <button type="button" className="btn btn--outline" onClick={close} disabled={busy}>
-              Cancel
-            </button>
-          </div>
+          <SubmitOrCancel submitClass="btn--danger" submit={disabling ? 'Turning off…' : 'Turn off the authenticator'} busy={busy} onCancel={close} />
         </form>
       )}
     </div>
